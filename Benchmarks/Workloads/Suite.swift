@@ -1,0 +1,8 @@
+import Harness
+
+/// Every benchmark the suite knows, for every contender.
+public enum Suite {
+    public static func all() -> [Benchmark] {
+        []
+    }
+}

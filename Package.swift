@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Dependencies point one way:
+//   bench -> Harness + Workloads -> Contenders -> LockFreeObservation -> CTrackingSupport
+// jemalloc is behind the default-on `Jemalloc` trait so that sanitizer builds can drop it:
+//   swift test --sanitize=thread --disable-default-traits
+let package = Package(
+    name: "ObservationBench",
+    products: [
+        .library(name: "LockFreeObservation", targets: ["LockFreeObservation"]),
+        .executable(name: "bench", targets: ["bench"]),
+    ],
+    traits: [
+        .trait(name: "Jemalloc", description: "Link jemalloc to count allocations (libjemalloc-dev)."),
+        .default(enabledTraits: ["Jemalloc"]),
+    ],
+    targets: [
+        // The registrar.
+        .target(name: "CTrackingSupport"),
+        .target(name: "LockFreeObservation", dependencies: ["CTrackingSupport"]),
+
+        // The contenders: the same app models, one file per observation system.
+        .target(name: "Contenders", dependencies: ["LockFreeObservation"]),
+
+        // The benchmark suite.
+        .systemLibrary(
+            name: "CJemalloc",
+            path: "Benchmarks/CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"])]
+        ),
+        .target(
+            name: "Harness",
+            dependencies: [.target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
+            path: "Benchmarks/Harness"
+        ),
+        .target(name: "Workloads", dependencies: ["Contenders", "Harness"], path: "Benchmarks/Workloads"),
+        .executableTarget(name: "bench", dependencies: ["Harness", "Workloads"], path: "Benchmarks/bench"),
+
+        .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
+        .testTarget(name: "ContendersTests", dependencies: ["Contenders"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Harness"]),
+        .testTarget(name: "WorkloadsTests", dependencies: ["Workloads", "Contenders"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

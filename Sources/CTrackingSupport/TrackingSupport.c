@@ -1,0 +1,45 @@
+#include "CTrackingSupport.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+_Thread_local tracking_thread tracking_current __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+// Frees the calling thread's buffers when it exits (the argument is only the key's trigger).
+static void release_thread_state(void *unused) {
+    (void)unused;
+    free(tracking_current.entries);
+    free(tracking_current.pending);
+    tracking_current.entries = 0;
+    tracking_current.pending = 0;
+    tracking_current.capacity = 0;
+    tracking_current.pendingCapacity = 0;
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, release_thread_state); }
+
+static void register_exit_hook(void) {
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, (void *)1);
+}
+
+static void *grow(void *buffer, intptr_t *capacity, size_t element) {
+    intptr_t next = *capacity < 16 ? 16 : *capacity * 2;
+    void *grown = realloc(buffer, (size_t)next * element);
+    if (!grown) abort();
+    *capacity = next;
+    return grown;
+}
+
+void tracking_grow_entries(tracking_thread *state) {
+    if (!state->entries && !state->pending) register_exit_hook();
+    state->entries = grow(state->entries, &state->capacity, sizeof(tracking_entry));
+}
+
+void tracking_grow_pending(tracking_thread *state) {
+    if (!state->entries && !state->pending) register_exit_hook();
+    state->pending = grow(state->pending, &state->pendingCapacity, sizeof(uint32_t));
+}

@@ -1,0 +1,49 @@
+#ifndef C_TRACKING_SUPPORT_H
+#define C_TRACKING_SUPPORT_H
+
+#include <stdint.h>
+
+// Per-thread state of the tracking registrar. Swift has no thread-local storage, so this tiny C
+// target keeps one `tracking_thread` per thread in `_Thread_local` storage with the initial-exec
+// model: reaching it is one %fs-relative load, no call, no lock, no allocation.
+
+/// One object read in the active scopes: the properties read in one 64-property word of it.
+typedef struct tracking_entry {
+    void *object;        ///< The object, retained by the scope until the outermost scope ends.
+    uint64_t mask;       ///< Bit i: property `word * 64 + i` was read.
+    uint64_t version;    ///< The object's mutation version when it was first read.
+    uint32_t word;       ///< Which 64-property word `mask` describes.
+    uint32_t ownWrites;  ///< Mutations of the object made by this thread since it was first read.
+} tracking_entry;
+
+/// The calling thread's tracking state. Only its own thread touches it.
+typedef struct tracking_thread {
+    tracking_entry *entries;  ///< Entries of all active (nested) scopes, outermost first.
+    intptr_t count;           ///< Entries in use.
+    intptr_t capacity;        ///< Entries allocated.
+    intptr_t depth;           ///< Active scopes on this thread; 0 means reads are not tracked.
+    intptr_t scopeStart;      ///< First entry of the innermost active scope.
+    uint32_t *pending;        ///< Scope indices won by mutations on this thread, awaiting their callbacks.
+    intptr_t pendingCount;
+    intptr_t pendingCapacity;
+} tracking_thread;
+
+extern _Thread_local tracking_thread tracking_current __attribute__((tls_model("initial-exec")));
+
+/// The calling thread's tracking state.
+static inline __attribute__((always_inline)) tracking_thread *tracking_thread_state(void) {
+    return &tracking_current;
+}
+
+/// Whether a tracking scope is active on the calling thread.
+static inline __attribute__((always_inline)) int tracking_is_active(void) {
+    return tracking_current.depth != 0;
+}
+
+/// Grows `entries` to hold at least one more entry. Registers a thread-exit destructor on first use.
+void tracking_grow_entries(tracking_thread *state);
+
+/// Grows `pending` to hold at least one more index.
+void tracking_grow_pending(tracking_thread *state);
+
+#endif

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// What a scope calls when one of the properties it read is about to change.
+///
+/// Conform a long-lived object (a view node, a logger) to observe without allocating a closure.
+/// The call comes synchronously on the mutating thread, before the new value is stored.
+public protocol ChangeObserver: AnyObject {
+    func observedValueWillChange()
+}
+
+/// One tracking scope's record. Records are pooled and never freed (see `ScopeTable`), so a stale
+/// index always points at valid memory; the generation in `state` tells incarnations apart.
+@usableFromInline
+struct ScopeRecord: ~Copyable {
+    /// See `ScopeState` for the layout and the legal transitions.
+    @usableFromInline let state: Atomic<UInt64>
+    /// The next free record while this one is on the free list (its index, 0 for none).
+    @usableFromInline let nextFree: Atomic<UInt32>
+
+    // The payload is written by the arming thread before its release store of `armed`, read only by
+    // a thread that won a transition out of `armed` (acquire), and cleared by the recycler, which
+    // saw in-flight reach 0 (acquire-release) before pushing the record back (release).
+    @usableFromInline var onChange: (@Sendable () -> Void)?
+    @usableFromInline var observer: (any ChangeObserver)?
+    @usableFromInline var isContinuous: Bool
+
+    init() {
+        state = Atomic(0)
+        nextFree = Atomic(0)
+        onChange = nil
+        observer = nil
+        isContinuous = false
+    }
+}

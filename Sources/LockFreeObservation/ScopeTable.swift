@@ -1,0 +1,101 @@
+import Synchronization
+
+/// All scope records of the process, in chunks that are allocated on demand and never freed.
+///
+/// Memory reclamation scheme: type-stable memory. A record is never returned to the allocator, only
+/// recycled through a lock-free free list with its generation bumped, so any thread may read a
+/// record from a stale slot at any time; the generation check decides whether the slot still means
+/// anything. The table grows to the largest number of scopes alive at once and stays there.
+@usableFromInline
+final class ScopeTable: @unchecked Sendable {
+    // `@unchecked Sendable`: `chunks` is immutable after init and every word it points to is atomic.
+    @usableFromInline static let shared = ScopeTable()
+
+    static let chunkShift = 10
+    static let chunkSize = 1 << chunkShift
+    static let chunkCount = 1 << 14  // 16M records at most, the limit of `SlotContent.record`.
+
+    /// Chunk pointers, published once with release and read with acquire.
+    let chunks: UnsafeMutablePointer<Atomic<UInt>>
+    /// The free list's head: bits 0..<32 the first free index (0: empty), bits 32..<64 a tag bumped
+    /// by every push and pop so that a compare-and-swap never succeeds on a recycled head (ABA).
+    let freeHead = Atomic<UInt64>(0)
+    /// The next never-used index; index 0 is never used.
+    let nextIndex = Atomic<UInt32>(1)
+
+    init() {
+        chunks = .allocate(capacity: Self.chunkCount)
+        for i in 0..<Self.chunkCount { (chunks + i).initialize(to: Atomic(0)) }
+    }
+
+    /// The record at `index`, which must have been handed out by `acquire()`.
+    @inline(__always)
+    func record(_ index: UInt32) -> UnsafeMutablePointer<ScopeRecord> {
+        // Acquire: pairs with the release publication of the chunk.
+        let chunk = chunks[Int(index) >> Self.chunkShift].load(ordering: .acquiring)
+        return UnsafeMutablePointer<ScopeRecord>(bitPattern: chunk).unsafelyUnwrapped
+            + (Int(index) & (Self.chunkSize - 1))
+    }
+
+    /// Takes a free record: its index, and its state (phase free). Lock-free.
+    @usableFromInline
+    func acquire() -> (index: UInt32, state: ScopeState) {
+        var head = freeHead.load(ordering: .acquiring)
+        while UInt32(truncatingIfNeeded: head) != 0 {
+            let index = UInt32(truncatingIfNeeded: head)
+            // The record is type-stable, so reading `nextFree` of a record popped meanwhile is safe;
+            // the tag makes the exchange below fail in that case.
+            let next = record(index).pointee.nextFree.load(ordering: .relaxed)
+            let newHead = (head >> 32 &+ 1) << 32 | UInt64(next)
+            // Acquire on success: pairs with the releasing push, so the recycler's writes are visible.
+            let (exchanged, current) = freeHead.weakCompareExchange(
+                expected: head, desired: newHead, successOrdering: .acquiring, failureOrdering: .acquiring)
+            if exchanged {
+                return (index, ScopeState(raw: record(index).pointee.state.load(ordering: .relaxed)))
+            }
+            head = current
+        }
+        return (fresh(), ScopeState(raw: 0))
+    }
+
+    /// Returns a record whose in-flight count reached 0 in phase closing to the free list, as
+    /// `free(generation + 1)`.
+    @usableFromInline
+    func recycle(_ index: UInt32, from state: ScopeState) {
+        let rec = record(index)
+        rec.pointee.onChange = nil
+        rec.pointee.observer = nil
+        rec.pointee.state.store(
+            ScopeState(generation: state.generation &+ 1, phase: ScopeState.free).raw, ordering: .relaxed)
+        var head = freeHead.load(ordering: .relaxed)
+        while true {
+            rec.pointee.nextFree.store(UInt32(truncatingIfNeeded: head), ordering: .relaxed)
+            let newHead = (head >> 32 &+ 1) << 32 | UInt64(index)
+            // Release: publishes the cleared payload and `nextFree` to the next `acquire()`.
+            let (exchanged, current) = freeHead.weakCompareExchange(
+                expected: head, desired: newHead, successOrdering: .releasing, failureOrdering: .relaxed)
+            if exchanged { return }
+            head = current
+        }
+    }
+
+    /// A never-used index, allocating its chunk when it is the first of one.
+    private func fresh() -> UInt32 {
+        let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
+        precondition(Int(index) < Self.chunkCount << Self.chunkShift, "more than 16M tracking scopes alive at once")
+        let chunkIndex = Int(index) >> Self.chunkShift
+        if chunks[chunkIndex].load(ordering: .acquiring) == 0 {
+            let chunk = UnsafeMutablePointer<ScopeRecord>.allocate(capacity: Self.chunkSize)
+            for i in 0..<Self.chunkSize { (chunk + i).initialize(to: ScopeRecord()) }
+            // Release on success publishes the initialised records; the loser frees its own chunk.
+            let (exchanged, _) = chunks[chunkIndex].compareExchange(
+                expected: 0, desired: UInt(bitPattern: chunk), successOrdering: .releasing,
+                failureOrdering: .acquiring)
+            if !exchanged {
+                _ = chunk.deinitialize(count: Self.chunkSize)
+                chunk.deallocate()
+            }
+        }
+        return index
+    }
+}

@@ -1,0 +1,51 @@
+/// A stored property of a `TrackedObject` whose reads are tracked and whose changes notify observers.
+///
+/// `@Tracked(i)` takes the property's index, small and distinct within the class hierarchy.
+/// Reads and writes compile to direct accesses of the storage (no key path is used at run time).
+/// The setter ignores a write of an equal value, like `@Observable`'s; in-place mutation
+/// (`+=`, `append`, ...) always notifies, like `@Observable`'s `_modify`.
+@propertyWrapper
+public struct Tracked<Value: Equatable> {
+    @usableFromInline var _value: Value
+    @usableFromInline let _property: UInt16
+
+    @inlinable
+    public init(wrappedValue: Value, _ property: Int) {
+        precondition(property >= 0 && property <= Int(UInt16.max), "property index out of range")
+        _value = wrappedValue
+        _property = UInt16(property)
+    }
+
+    @available(*, unavailable, message: "@Tracked is only available on properties of a TrackedObject subclass")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    @inlinable
+    public static subscript<EnclosingSelf: TrackedObject>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
+    ) -> Value {
+        // The key paths are literals that the optimiser folds into direct field accesses.
+        get {
+            object.trackAccess(Int(object[keyPath: storageKeyPath]._property))
+            return object[keyPath: storageKeyPath]._value
+        }
+        set {
+            if object[keyPath: storageKeyPath]._value == newValue {
+                object[keyPath: storageKeyPath]._value = newValue
+                return
+            }
+            object.trackMutation(Int(object[keyPath: storageKeyPath]._property))
+            object[keyPath: storageKeyPath]._value = newValue
+        }
+        _modify {
+            let property = Int(object[keyPath: storageKeyPath]._property)
+            object.trackAccess(property)
+            object.trackMutation(property)
+            yield &object[keyPath: storageKeyPath]._value
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import CTrackingSupport
+import Synchronization
+
+extension TrackedObject {
+    /// Publishes `content` in a free slot of this object. Lock-free: a slot is claimed by
+    /// compare-and-swap from empty, or from a dead scope's content; a full chain grows by one block.
+    @usableFromInline
+    final func _insertObserver(_ content: SlotContent) {
+        let first = _firstBlock()
+        let start = first.hint.pointee.load(ordering: .relaxed)
+        // Two passes: from the hint to the end, then from the start to the hint.
+        for pass in 0..<2 {
+            var block: SlotBlock? = first
+            var position = 0
+            while let current = block {
+                let capacity = current.capacity
+                let low = pass == 0 ? max(0, start - position) : 0
+                let high = pass == 0 ? capacity : min(capacity, start - position)
+                if low < high {
+                    for i in low..<high where Self._claim(current.slot(i), for: content) {
+                        first.hint.pointee.store(position + i + 1, ordering: .relaxed)
+                        return
+                    }
+                }
+                position += capacity
+                if pass == 1 && position >= start { break }
+                if pass == 0, current.following == nil {
+                    // Every slot is taken: append a block and claim its first slot.
+                    let appended = Self._append(after: current)
+                    if Self._claim(appended.slot(0), for: content) {
+                        first.hint.pointee.store(position + 1, ordering: .relaxed)
+                        return
+                    }
+                }
+                block = current.following
+            }
+        }
+        // Other threads filled the chain meanwhile; try again (appends a block if it is still full).
+        _insertObserver(content)
+    }
+
+    private final func _firstBlock() -> SlotBlock {
+        if let block = SlotBlock(address: _slots.load(ordering: .acquiring)) { return block }
+        let block = SlotBlock.allocate(capacity: SlotBlock.firstCapacity)
+        // Release publishes the initialised block; on failure another thread's block wins.
+        let (exchanged, current) = _slots.compareExchange(
+            expected: 0, desired: UInt(bitPattern: block.base), successOrdering: .releasing,
+            failureOrdering: .acquiring)
+        if exchanged { return block }
+        block.deallocate()
+        return SlotBlock(address: current)!
+    }
+
+    private static func _append(after block: SlotBlock) -> SlotBlock {
+        let appended = SlotBlock.allocate(capacity: min(block.capacity * 2, SlotBlock.largestCapacity))
+        let (exchanged, current) = block.next.pointee.compareExchange(
+            expected: 0, desired: UInt(bitPattern: appended.base), successOrdering: .releasing,
+            failureOrdering: .acquiring)
+        if exchanged { return appended }
+        appended.deallocate()
+        return SlotBlock(address: current)!
+    }
+
+    /// Claims `slot` for `content` if it is empty or holds a dead scope.
+    private static func _claim(_ slot: UnsafeMutablePointer<Atomic<UInt64>>, for content: SlotContent) -> Bool {
+        let old = slot.pointee.load(ordering: .acquiring)
+        if old != 0 && _isLive(SlotContent(raw: old)) { return false }
+        // seq_cst: the slot write is the first store of the installer's Dekker half (see `_observed`).
+        return slot.pointee.compareExchange(
+            expected: old, desired: content.raw, ordering: .sequentiallyConsistent
+        ).exchanged
+    }
+
+    @inline(__always)
+    static func _isLive(_ content: SlotContent) -> Bool {
+        let state = ScopeState(
+            raw: ScopeTable.shared.record(content.record).pointee.state.load(ordering: .acquiring))
+        return content.isLive(in: state)
+    }
+
+    /// The slow path of `trackMutation`: the bit of `property` is set. Claims every live scope that
+    /// watches `property` (strictly once for one-shot scopes), then runs their callbacks after the
+    /// scan, so a callback that re-arms a scope on this object is not fired by the same mutation.
+    @usableFromInline @inline(never)
+    final func _notifyObservers(of property: Int) {
+        guard let first = SlotBlock(address: _slots.load(ordering: .acquiring)) else { return }
+        let thread = tracking_thread_state()!
+        let pendingStart = thread.pointee.pendingCount
+        let table = ScopeTable.shared
+        var liveOnBit = 0
+        var firstFreed = Int.max
+        var position = 0
+        var block: SlotBlock? = first
+        while let current = block {
+            for i in 0..<current.capacity {
+                let slot = current.slot(i)
+                let raw = slot.pointee.load(ordering: .acquiring)
+                if raw == 0 { continue }
+                let content = SlotContent(raw: raw)
+                let record = table.record(content.record)
+                var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
+                guard content.isLive(in: state) else {
+                    // A fired or cancelled scope: empty the slot (losing the race is fine).
+                    if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
+                        firstFreed = min(firstFreed, position + i)
+                    }
+                    continue
+                }
+                guard content.property == property else {
+                    if content.property & 63 == property & 63 { liveOnBit += 1 }
+                    continue
+                }
+                if _claimCallback(record, &state) {
+                    if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
+                    thread.pointee.pending[thread.pointee.pendingCount] = content.record
+                    thread.pointee.pendingCount += 1
+                }
+                if state.isArmed {
+                    liveOnBit += 1  // a continuous observer stays
+                } else if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
+                    firstFreed = min(firstFreed, position + i)
+                }
+            }
+            position += current.capacity
+            block = current.following
+        }
+        if firstFreed < first.hint.pointee.load(ordering: .relaxed) {
+            first.hint.pointee.store(firstFreed, ordering: .relaxed)
+        }
+        if liveOnBit == 0 { _clearObservedBit(property & 63, first) }
+
+        // Run the callbacks claimed above. A callback may mutate again, which appends above our range.
+        var i = pendingStart
+        while i < thread.pointee.pendingCount {
+            TrackingScope.runCallback(of: thread.pointee.pending[i])
+            i += 1
+        }
+        thread.pointee.pendingCount = pendingStart
+    }
+
+    /// Takes one in-flight reference to run the record's callback: closes a one-shot scope
+    /// (strict: exactly one winner), or adds a run to a continuous one. `state` is updated.
+    @inline(__always)
+    private final func _claimCallback(_ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState) -> Bool {
+        let generation = state.generation
+        let continuous = record.pointee.isContinuous
+        while state.isArmed && state.generation == generation {
+            let desired = ScopeState(
+                raw: (continuous ? state.raw : (state.raw & ~0xFF) | ScopeState.closing) &+ ScopeState.oneInFlight)
+            // Acquire: the winner reads the payload written before the arming release store.
+            let (exchanged, current) = record.pointee.state.compareExchange(
+                expected: state.raw, desired: desired.raw, ordering: .acquiringAndReleasing)
+            if exchanged {
+                state = desired
+                return true
+            }
+            state = ScopeState(raw: current)
+        }
+        return false
+    }
+
+    /// Clears bit `bit` of `_observed` when no live observer uses it, without losing a concurrent
+    /// install: clear, then re-scan; an install that published its slot before our clear is found by
+    /// the re-scan (both seq_cst), and one that publishes after it sets the bit again itself.
+    private final func _clearObservedBit(_ bit: Int, _ first: SlotBlock) {
+        let mask: UInt64 = 1 << UInt64(bit)
+        _observed.bitwiseAnd(~mask, ordering: .sequentiallyConsistent)
+        var block: SlotBlock? = first
+        while let current = block {
+            for i in 0..<current.capacity {
+                let raw = current.slot(i).pointee.load(ordering: .sequentiallyConsistent)
+                if raw != 0 && SlotContent(raw: raw).property & 63 == bit && Self._isLive(SlotContent(raw: raw)) {
+                    _observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
+                    return
+                }
+            }
+            block = current.following
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Synchronization
+
+/// The base class of models observed with the lock-free registrar.
+///
+/// Its registrar state lives inline in the object (four words), so creating and destroying a model
+/// allocates nothing beyond the object itself; observer slots are allocated on first observation.
+///
+/// Declare properties with `@Tracked(index)`, one small distinct index per property of the class
+/// hierarchy (0, 1, 2, ...):
+///
+///     final class Book: TrackedObject {
+///         @Tracked(0) var title = ""
+///         @Tracked(1) var isAvailable = true
+///     }
+///
+/// Models are compared by identity (`==` is `===`), as `@Observable`'s setter compares objects.
+open class TrackedObject: @unchecked Sendable {
+    // `@unchecked Sendable`: the registrar state below is atomic; the subclass's properties are the
+    // app's to synchronise, exactly as with `@Observable` classes.
+
+    /// Bit `p % 64` is set while property `p` may have an observer. A mutation whose bit is clear
+    /// returns after one load. Set by installs (seq_cst OR after the slot is written) and cleared by
+    /// mutations that find no live observer for the bit (clear, then re-scan, then re-set if needed).
+    @usableFromInline let _observed = Atomic<UInt64>(0)
+    /// Mutation version: incremented (seq_cst) at every willSet, before the observed mask is loaded.
+    /// A scope records it at its first read and re-checks it after publishing its observers: with the
+    /// mask load this is Dekker's pattern, so either the mutation sees the new observer or the scope
+    /// sees the new version. That is what closes the lost-change race of Apple's registrar.
+    @usableFromInline let _version = Atomic<UInt64>(0)
+    /// 1 + the index of this object's entry in the reading thread's access buffer (a hint, verified
+    /// before use), so a repeated tracked read finds its entry without a search.
+    @usableFromInline let _entryHint = Atomic<Int>(0)
+    /// The first `SlotBlock`'s address, or 0. Set once by compare-and-swap.
+    @usableFromInline let _slots = Atomic<UInt>(0)
+
+    public init() {}
+
+    deinit {
+        // No other thread can reach the object now, so its blocks can go. Observers still in them
+        // are dropped silently, as Apple's registrar drops them.
+        var block = SlotBlock(address: _slots.load(ordering: .acquiring))
+        while let current = block {
+            block = current.following
+            current.deallocate()
+        }
+    }
+}
+
+extension TrackedObject: Equatable {
+    public static func == (lhs: TrackedObject, rhs: TrackedObject) -> Bool { lhs === rhs }
+}

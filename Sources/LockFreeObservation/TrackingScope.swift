@@ -1,0 +1,167 @@
+import CTrackingSupport
+import Synchronization
+
+/// A handle on an installed observation: cancel it, or ask whether it is still armed.
+///
+/// Two words, no allocation. A token outlives its scope safely: once the scope has fired or been
+/// cancelled, its record's generation moves on and the token no longer matches anything.
+public struct TrackingToken: Sendable, Hashable {
+    @usableFromInline let record: UInt32
+    @usableFromInline let generation: UInt32
+
+    /// A token that observes nothing (a scope that read no tracked property).
+    public static let inert = TrackingToken(record: 0, generation: 0)
+
+    @usableFromInline init(record: UInt32, generation: UInt32) {
+        self.record = record
+        self.generation = generation
+    }
+
+    /// Whether the observation is still armed: it has neither fired (one-shot) nor been cancelled.
+    public var isArmed: Bool {
+        guard record != 0 else { return false }
+        let state = ScopeState(raw: ScopeTable.shared.record(record).pointee.state.load(ordering: .acquiring))
+        return state.isArmed && state.generation == generation
+    }
+
+    /// Cancels the observation. Returns `true` if this call cancelled it, `false` if it had already
+    /// fired (one-shot) or been cancelled. A callback already running finishes; none starts after.
+    @discardableResult
+    public func cancel() -> Bool {
+        guard record != 0 else { return false }
+        let table = ScopeTable.shared
+        let scope = table.record(record)
+        var current = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
+        while current.isArmed && current.generation == generation {
+            let closing = ScopeState(raw: (current.raw & ~0xFF) | ScopeState.closing)
+            let (exchanged, seen) = scope.pointee.state.compareExchange(
+                expected: current.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
+            if exchanged {
+                if closing.inFlight == 0 { table.recycle(record, from: closing) }
+                return true
+            }
+            current = ScopeState(raw: seen)
+        }
+        return false
+    }
+}
+
+/// The tracking scope machinery: begin, end, install, callbacks.
+@usableFromInline
+enum TrackingScope {
+    enum Callback {
+        case closure(@Sendable () -> Void)
+        case observer(any ChangeObserver)
+    }
+
+    /// Runs `apply` in a new scope on this thread, then installs `callback` on every property read.
+    static func track<T>(
+        _ apply: () throws -> T, continuous: Bool, callback: Callback
+    ) rethrows -> (T, TrackingToken) {
+        let thread = tracking_thread_state()!
+        let savedStart = thread.pointee.scopeStart
+        let start = thread.pointee.count
+        thread.pointee.scopeStart = start
+        thread.pointee.depth += 1
+        let result: T
+        do {
+            result = try apply()
+        } catch {
+            end(thread, savedStart: savedStart)
+            throw error
+        }
+        let token = install(thread, from: start, continuous: continuous, callback: callback)
+        end(thread, savedStart: savedStart)
+        return (result, token)
+    }
+
+    /// Leaves the scope. Nested scopes' reads stay in the buffer for the enclosing scope, as
+    /// Observation merges them; the outermost scope releases every object and empties the buffer.
+    private static func end(_ thread: UnsafeMutablePointer<tracking_thread>, savedStart: Int) {
+        thread.pointee.depth -= 1
+        thread.pointee.scopeStart = savedStart
+        guard thread.pointee.depth == 0 else { return }
+        let entries = thread.pointee.entries
+        for i in 0..<thread.pointee.count {
+            Unmanaged<TrackedObject>.fromOpaque(entries![i].object).release()
+        }
+        thread.pointee.count = 0
+    }
+
+    private static func install(
+        _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, continuous: Bool, callback: Callback
+    ) -> TrackingToken {
+        let end = thread.pointee.count
+        guard start < end else { return .inert }
+        let table = ScopeTable.shared
+        let (index, free) = table.acquire()
+        let record = table.record(index)
+        switch callback {
+        case .closure(let body): record.pointee.onChange = body
+        case .observer(let observer): record.pointee.observer = observer
+        }
+        record.pointee.isContinuous = continuous
+        let generation = free.generation
+        // Release: publishes the payload to whichever thread claims the record from a slot.
+        record.pointee.state.store(
+            ScopeState(generation: generation, phase: ScopeState.armed).raw, ordering: .releasing)
+
+        var changed = false
+        let entries = thread.pointee.entries!
+        for i in start..<end {
+            let entry = entries[i]
+            let object = Unmanaged<TrackedObject>.fromOpaque(entry.object).takeUnretainedValue()
+            var bits = entry.mask
+            while bits != 0 {
+                let bit = bits.trailingZeroBitCount
+                bits &= bits &- 1
+                object._insertObserver(
+                    SlotContent(record: index, generation: generation, property: Int(entry.word) << 6 | bit))
+            }
+            // The installer's Dekker half: slots written (seq_cst), then the mask published, then the
+            // version loaded. A mutation since the first read that was not this thread's own means a
+            // change this scope may have missed: report it now instead of losing it.
+            object._observed.bitwiseOr(entry.mask, ordering: .sequentiallyConsistent)
+            if object._version.load(ordering: .sequentiallyConsistent) != entry.version &+ UInt64(entry.ownWrites) {
+                changed = true
+            }
+        }
+        let token = TrackingToken(record: index, generation: generation)
+        if changed { fireNow(index, generation: generation) }
+        return token
+    }
+
+    /// Runs the callback of a scope that saw a change while it was being installed.
+    private static func fireNow(_ index: UInt32, generation: UInt32) {
+        let record = ScopeTable.shared.record(index)
+        var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
+        let continuous = record.pointee.isContinuous
+        while state.isArmed && state.generation == generation {
+            let desired = ScopeState(
+                raw: (continuous ? state.raw : (state.raw & ~0xFF) | ScopeState.closing) &+ ScopeState.oneInFlight)
+            let (exchanged, current) = record.pointee.state.compareExchange(
+                expected: state.raw, desired: desired.raw, ordering: .acquiringAndReleasing)
+            if exchanged {
+                runCallback(of: index)
+                return
+            }
+            state = ScopeState(raw: current)
+        }
+    }
+
+    /// Runs the callback of a record on which the caller holds one in-flight reference, then drops
+    /// it, recycling the record if it was the last one of a closed scope.
+    static func runCallback(of index: UInt32) {
+        let table = ScopeTable.shared
+        let record = table.record(index)
+        if let observer = record.pointee.observer {
+            observer.observedValueWillChange()
+        } else if let onChange = record.pointee.onChange {
+            onChange()
+        }
+        // Acquire-release: the recycler must see every callback's reads of the payload done.
+        let after = ScopeState(
+            raw: record.pointee.state.subtract(ScopeState.oneInFlight, ordering: .acquiringAndReleasing).newValue)
+        if after.phase == ScopeState.closing && after.inFlight == 0 { table.recycle(index, from: after) }
+    }
+}
