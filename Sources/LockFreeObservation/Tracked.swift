@@ -16,6 +16,12 @@ public struct Tracked<Value: Equatable> {
         _property = UInt16(property)
     }
 
+    /// For a property declared without a default value: `_author = Tracked(author, 1)` in `init`.
+    @inlinable
+    public init(_ value: Value, _ property: Int) {
+        self.init(wrappedValue: value, property)
+    }
+
     @available(*, unavailable, message: "@Tracked is only available on properties of a TrackedObject subclass")
     public var wrappedValue: Value {
         get { fatalError() }

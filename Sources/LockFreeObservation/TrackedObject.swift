@@ -6,7 +6,8 @@ import Synchronization
 /// allocates nothing beyond the object itself; observer slots are allocated on first observation.
 ///
 /// Declare properties with `@Tracked(index)`, one small distinct index per property of the class
-/// hierarchy (0, 1, 2, ...):
+/// hierarchy (0, 1, 2, ...). A property without a default value is set up in `init` with
+/// `_name = Tracked(value, index)`:
 ///
 ///     final class Book: TrackedObject {
 ///         @Tracked(0) var title = ""
@@ -14,9 +15,9 @@ import Synchronization
 ///     }
 ///
 /// Models are compared by identity (`==` is `===`), as `@Observable`'s setter compares objects.
-open class TrackedObject: @unchecked Sendable {
-    // `@unchecked Sendable`: the registrar state below is atomic; the subclass's properties are the
-    // app's to synchronise, exactly as with `@Observable` classes.
+open class TrackedObject {
+    // Not `Sendable`, like `@Observable` classes: the registrar state below is atomic and safe to
+    // share, but the subclass's properties are the app's to synchronise.
 
     /// Bit `p % 64` is set while property `p` may have an observer. A mutation whose bit is clear
     /// returns after one load. Set by installs (seq_cst OR after the slot is written) and cleared by
