@@ -1,0 +1,35 @@
+/// Options shared by `bench run` and `bench check`.
+public struct RunOptions: Sendable, Equatable {
+    public enum Format: String, Sendable, CaseIterable { case csv, json, markdown }
+
+    public var filter: String?
+    public var contenders: [String]?
+    public var quick = false
+    public var full = false
+    public var samples: Int?
+    public var parameters: [ParameterEntry] = []
+    public var output = "results/latest"
+    public var formats: Set<Format> = Set(Format.allCases)
+
+    public init() {}
+
+    public var mode: RunMode { quick ? .quick : full ? .full : .standard }
+
+    public var selection: Selection {
+        Selection(filter: filter, contenders: contenders, full: full, overrides: parameters.map { ($0.key, $0.value) })
+    }
+}
+
+/// A parsed command line.
+public enum Command: Sendable, Equatable {
+    /// `--help`; the topic is a subcommand name, or `nil` for the overview.
+    case help(String?)
+    case list(filter: String?)
+    case run(RunOptions)
+    case report(input: String, output: String?)
+    case baselineSave(name: String, input: String)
+    case compare(String, String)
+    case check(baseline: String, RunOptions)
+    /// The hidden child-process entry point.
+    case measure(request: String)
+}

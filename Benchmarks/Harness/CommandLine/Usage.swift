@@ -1,0 +1,80 @@
+/// `bench --help` and `bench <subcommand> --help`.
+public enum Usage {
+    static let exitCodes = """
+        Exit codes:
+          0   success
+          1   a benchmark failed (missed update, count mismatch, thrown failure) or the allocation self-test failed
+          2   check: regression beyond tolerance
+          4   check: only improvements beyond tolerance (commit a new baseline)
+          5   check: baseline missing, unreadable, or from another toolchain or allocator
+          64  usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter)
+          73  the results folder cannot be written
+        """
+
+    static let runOptions = """
+          --filter REGEX          only benchmarks whose full name matches REGEX
+          --contender A,B         only these contenders (lockfree, apple, naive, ...)
+          --quick                 smaller time budget and sample cap (the whole suite in under 2 minutes)
+          --full                  bigger budget, and each family's large parameter sets
+          --samples N             at most N timing samples per benchmark
+          --param KEY=VALUE       override KEY in every parameter set of the families that declare it
+          --output DIR            results folder (default results/latest), replaced atomically
+          --format csv,json,markdown   files to write (default all three)
+        """
+
+    public static func text(for topic: String?) -> String {
+        switch topic {
+        case "run":
+            return "USAGE: bench run [options]\n\nMeasures the suite and writes results.csv, results.json, report.md and SVG charts.\n\nOptions:\n\(runOptions)\n\n\(exitCodes)\n"
+        case "list":
+            return "USAGE: bench list [--filter REGEX]\n\nPrints every benchmark's full name once, e.g. books/toggle-available/n=100000/visible=50.\n"
+        case "report":
+            return "USAGE: bench report [--input FILE] [--output DIR]\n\nRegenerates report.md and the SVG charts from a results.json (default results/latest/results.json),\ninto DIR (default: the folder holding FILE).\n"
+        case "baseline":
+            return "USAGE: bench baseline save NAME [--input FILE]\n\nCopies a results.json (default results/latest/results.json) to results/baselines/NAME.json.\n"
+        case "compare":
+            return "USAGE: bench compare A B\n\nPrints a Markdown table of every metric in A and B (baseline names or JSON files): old, new, delta,\nratio; \"(?)\" marks rows whose p25..p75 ranges overlap.\n"
+        case "check":
+            return """
+                USAGE: bench check --baseline FILE [run options]
+
+                Runs the suite (with the run options) and gates it against FILE:
+                  - count metrics (notifications, invalidations, evaluations, unnecessary, missed) exactly;
+                  - mallocs per operation within an absolute tolerance;
+                  - time only as the ratio lockfree p50 / apple p50 of this run against the baseline's ratio,
+                    within a factor; suspects are re-measured with more samples before the verdict.
+                Tolerances come from results/thresholds/<swift version>.json, written with defaults when missing:
+                  { "mallocTolerance": 0.5, "timeRatioTolerance": 1.35, "mallocTolerances": { "<benchmark>": 2 } }
+
+                Options:
+                  --baseline FILE         a baseline name (results/baselines/NAME.json) or a JSON file
+                \(runOptions)
+
+                \(exitCodes)
+
+                """
+        default:
+            return """
+                USAGE: bench [subcommand] [options]
+
+                Measures the observation contenders and reports time, allocations and invalidations per operation.
+
+                Subcommands:
+                  run                     measure the suite (the default when no subcommand is given)
+                  list                    print benchmark names
+                  report                  regenerate report.md and charts from a results.json
+                  baseline save NAME      keep a results.json as a named baseline
+                  compare A B             compare two result sets
+                  check --baseline FILE   run and gate against a baseline
+
+                Run options (bench run / bench check):
+                \(runOptions)
+
+                See 'bench <subcommand> --help' for more.
+
+                \(exitCodes)
+
+                """
+        }
+    }
+}

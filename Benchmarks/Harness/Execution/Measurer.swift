@@ -1,0 +1,102 @@
+/// The two measuring passes of one benchmark on one contender, run in-process. `bench` runs each in
+/// its own child process (see `ChildProcessExecutor`); tests may call them directly.
+public enum Measurer {
+    /// What one pass found: metrics, a failure, and the batch size the timing pass chose.
+    public struct PassReport: Sendable, Codable, Equatable {
+        public var metrics: [MetricResult]
+        public var failure: String?
+        public var batch: Int
+    }
+
+    /// The timing pass: setup time, then time per operation.
+    public static func timingPass(_ benchmark: Benchmark, _ parameters: Parameters, plan: TimingPlan) -> PassReport {
+        var metrics: [MetricResult] = []
+        do {
+            let start = monotonicNanoseconds()
+            let instance = try benchmark.make(parameters)
+            let setup = Double(monotonicNanoseconds() - start)
+            metrics.append(MetricResult(name: MetricName.setupTime, unit: "ns", value: setup))
+            let timing = try TimingSampler.measure(instance, plan: plan)
+            metrics.insert(
+                MetricResult(
+                    name: MetricName.time, unit: "ns", summary: Summary(timing.nanosecondsPerOperation),
+                    samples: timing.nanosecondsPerOperation), at: 0)
+            let missed = instance.counts.missed
+            let failure = missed > 0 ? "\(missed) missed update(s) while timing" : nil
+            return PassReport(metrics: metrics, failure: failure, batch: timing.batch)
+        } catch {
+            return PassReport(metrics: metrics, failure: describe(error), batch: 0)
+        }
+    }
+
+    /// The counting pass: retained bytes of the setup, then allocations and invalidation counts per
+    /// operation over `operations` operations (after as many warm-up operations), and the extra
+    /// metrics. Checks `expectedCounts` exactly.
+    public static func countingPass(_ benchmark: Benchmark, _ parameters: Parameters, operations: Int) -> PassReport {
+        let ops = max(1, operations)
+        let counter = AllocationCounter()
+        var metrics: [MetricResult] = []
+        do {
+            let liveBefore = counter?.liveBytes()
+            let instance = try benchmark.make(parameters)
+            if let counter, let liveBefore {
+                let retained = Double(Int64(bitPattern: counter.liveBytes() &- liveBefore))
+                metrics.append(MetricResult(name: MetricName.retainedBytes, unit: "bytes", value: retained))
+            }
+            blackHole(try instance.run(operations: ops))
+
+            let countsBefore = instance.counts
+            let before = counter?.read()
+            let checksum = try instance.run(operations: ops)
+            let after = counter?.read()
+            let counts = instance.counts - countsBefore
+            blackHole(checksum)
+
+            let perOp = { (v: Int) in Double(v) / Double(ops) }
+            if let before, let after {
+                metrics.append(
+                    MetricResult(name: MetricName.mallocs, unit: "count", value: perOp(Int(after.mallocs &- before.mallocs))))
+                metrics.append(
+                    MetricResult(name: MetricName.bytes, unit: "bytes", value: perOp(Int(after.bytes &- before.bytes))))
+            }
+            for (name, value) in countFields(counts) {
+                metrics.append(MetricResult(name: name, unit: "count", value: perOp(value)))
+            }
+            for (name, value) in instance.extraMetrics.sorted(by: { $0.key < $1.key }) {
+                metrics.append(MetricResult(name: name, unit: "value", value: value))
+            }
+            return PassReport(
+                metrics: metrics, failure: check(counts, total: instance.counts, benchmark, parameters, ops),
+                batch: ops)
+        } catch {
+            return PassReport(metrics: metrics, failure: describe(error), batch: ops)
+        }
+    }
+
+    static func countFields(_ c: InvalidationCounts) -> [(String, Int)] {
+        [
+            (MetricName.notifications, c.notifications), (MetricName.invalidations, c.invalidations),
+            (MetricName.evaluations, c.evaluations), (MetricName.unnecessary, c.unnecessary),
+            (MetricName.missed, c.missed),
+        ]
+    }
+
+    static func check(
+        _ measured: InvalidationCounts, total: InvalidationCounts, _ benchmark: Benchmark, _ parameters: Parameters,
+        _ ops: Int
+    ) -> String? {
+        if total.missed > 0 { return "\(total.missed) missed update(s)" }
+        guard let expected = benchmark.expectedCounts?(parameters) else { return nil }
+        let wanted = InvalidationCounts(
+            notifications: expected.notifications * ops, invalidations: expected.invalidations * ops,
+            evaluations: expected.evaluations * ops, unnecessary: expected.unnecessary * ops,
+            missed: expected.missed * ops)
+        guard wanted != measured else { return nil }
+        return "counts over \(ops) operations differ from expected: measured \(measured); expected \(wanted)"
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let failure = error as? BenchmarkFailure { return failure.message }
+        return "threw \(error)"
+    }
+}

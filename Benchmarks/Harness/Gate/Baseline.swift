@@ -1,0 +1,51 @@
+import Foundation
+
+/// A baseline cannot be used: missing, unreadable, or measured on another toolchain or allocator
+/// (exit 5).
+public struct BaselineError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Named baselines live in `results/baselines/NAME.json`.
+public enum Baseline {
+    public static let folder = "results/baselines"
+
+    /// A path for `reference`: itself when it looks like a path, else the named baseline's file.
+    public static func path(for reference: String) -> String {
+        reference.contains("/") || reference.hasSuffix(".json") ? reference : "\(folder)/\(reference).json"
+    }
+
+    /// Loads a result set, with a one-line reason when it cannot.
+    public static func load(_ reference: String) throws(BaselineError) -> ResultSet {
+        let path = path(for: reference)
+        guard FileManager.default.fileExists(atPath: path) else { throw BaselineError("baseline '\(path)' does not exist") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BaselineError("baseline '\(path)' cannot be read")
+        }
+        do { return try JSONDecoder().decode(ResultSet.self, from: data) } catch {
+            throw BaselineError("baseline '\(path)' is not a results.json: \(describe(error))")
+        }
+    }
+
+    /// Throws when `baseline` was measured with another toolchain or allocator than `current`.
+    public static func checkComparable(_ baseline: ResultSet, toolchain: String, allocator: String) throws(BaselineError) {
+        if baseline.metadata.toolchain != toolchain {
+            throw BaselineError("baseline was measured with Swift \(baseline.metadata.toolchain), this is Swift \(toolchain)")
+        }
+        if baseline.metadata.allocator != allocator {
+            throw BaselineError("baseline was measured with \(baseline.metadata.allocator), this build uses \(allocator)")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let c): "bad JSON (\(c.debugDescription))"
+        case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
+            "wrong value at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
+        default: "\(error)"
+        }
+    }
+}

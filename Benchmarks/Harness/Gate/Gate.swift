@@ -1,0 +1,97 @@
+/// The regression gate: a pure decision on two result sets and the thresholds.
+///
+/// - Count metrics (`MetricName.counts`) must equal the baseline's exactly: more is a regression,
+///   fewer an improvement.
+/// - `mallocs` per operation may move by the benchmark's absolute tolerance.
+/// - Time is gated only as the ratio `lockfree p50 / apple p50` measured in the same run, against
+///   the baseline's ratio, within `timeRatioTolerance` (a factor). Absolute times drift between runs
+///   on shared machines; a ratio of two contenders measured side by side drifts much less.
+public enum Gate {
+    public static let ratioNumerator = "lockfree"
+    public static let ratioDenominator = "apple"
+
+    public struct Finding: Sendable, Equatable {
+        public enum Kind: String, Sendable { case regression, improvement }
+        public var kind: Kind
+        public var benchmark: String
+        public var contender: String
+        public var metric: String
+        public var old: Double
+        public var new: Double
+        /// What the tolerance allowed, for the message.
+        public var allowed: String
+    }
+
+    public struct Verdict: Sendable, Equatable {
+        public var findings: [Finding]
+        /// Benchmarks whose current run failed (these dominate the exit code).
+        public var failures: [String]
+        public var regressions: [Finding] { findings.filter { $0.kind == .regression } }
+        public var improvements: [Finding] { findings.filter { $0.kind == .improvement } }
+
+        public var exitCode: Int32 {
+            if !failures.isEmpty { return ExitCode.benchmarkFailed }
+            if !regressions.isEmpty { return ExitCode.regression }
+            if !improvements.isEmpty { return ExitCode.improvementOnly }
+            return ExitCode.success
+        }
+
+        /// Benchmarks whose time ratio regressed: re-measure them before believing it.
+        public var timeSuspects: [String] {
+            regressions.filter { $0.metric == "time ratio" }.map(\.benchmark)
+        }
+    }
+
+    public static func evaluate(baseline: ResultSet, current: ResultSet, thresholds: Thresholds) -> Verdict {
+        var findings: [Finding] = []
+        for new in current.results where new.failure == nil {
+            guard let old = baseline.result(new.benchmark, new.contender), old.failure == nil else { continue }
+            for metric in MetricName.counts {
+                guard let o = old.metric(metric)?.summary.p50, let n = new.metric(metric)?.summary.p50, o != n else { continue }
+                findings.append(Finding(kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
+                    contender: new.contender, metric: metric, old: o, new: n, allowed: "exactly equal"))
+            }
+            if let o = old.metric(MetricName.mallocs)?.summary.p50, let n = new.metric(MetricName.mallocs)?.summary.p50 {
+                let tolerance = thresholds.mallocTolerance(for: new.benchmark)
+                if abs(n - o) > tolerance {
+                    findings.append(Finding(kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
+                        contender: new.contender, metric: MetricName.mallocs, old: o, new: n,
+                        allowed: "± \(NumberFormat.plain(tolerance))"))
+                }
+            }
+        }
+        for name in current.benchmarkNames {
+            guard let n = ratio(current, name), let o = ratio(baseline, name) else { continue }
+            let t = thresholds.timeRatioTolerance
+            let kind: Finding.Kind? = n > o * t ? .regression : n < o / t ? .improvement : nil
+            if let kind {
+                findings.append(Finding(kind: kind, benchmark: name, contender: "\(ratioNumerator)/\(ratioDenominator)",
+                    metric: "time ratio", old: o, new: n, allowed: "× \(NumberFormat.plain(t))"))
+            }
+        }
+        let failures = current.results.filter { $0.failure != nil }.map { "\($0.benchmark) on \($0.contender)" }
+        return Verdict(findings: findings, failures: failures)
+    }
+
+    /// `lockfree p50 / apple p50` of `name`, when both ran without failing.
+    static func ratio(_ set: ResultSet, _ name: String) -> Double? {
+        guard let a = set.result(name, ratioNumerator), a.failure == nil, let b = set.result(name, ratioDenominator),
+            b.failure == nil, let ta = a.metric(MetricName.time)?.summary.p50,
+            let tb = b.metric(MetricName.time)?.summary.p50, tb > 0
+        else { return nil }
+        return ta / tb
+    }
+
+    /// The verdict as Markdown for the terminal or a CI summary.
+    public static func format(_ verdict: Verdict) -> String {
+        var out = ""
+        for f in verdict.failures { out += "FAILED: \(f)\n" }
+        if verdict.findings.isEmpty { return out + "No change beyond tolerance.\n" }
+        let rows = verdict.findings.map {
+            [$0.kind.rawValue, $0.benchmark, $0.contender, $0.metric, NumberFormat.readable($0.old),
+             NumberFormat.readable($0.new), $0.allowed]
+        }
+        return out + MarkdownTable(header: ["verdict", "benchmark", "contender", "metric", "baseline", "now", "allowed"],
+            rows: rows, rightAligned: [4, 5]).text
+    }
+}

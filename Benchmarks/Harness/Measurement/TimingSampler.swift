@@ -1,0 +1,78 @@
+import Glibc
+
+/// How long and how often to sample one benchmark.
+public struct TimingPlan: Sendable, Equatable, Codable {
+    /// Time spent taking samples, after warm-up.
+    public var budgetNanoseconds: UInt64
+    /// Sampling stops at this many samples even when budget is left.
+    public var maxSamples: Int
+    /// Sampling goes on to this many samples even past the budget (up to 4x the budget).
+    public var minSamples: Int
+    /// Time spent warming up after calibration.
+    public var warmupNanoseconds: UInt64
+    /// Operations are batched so one sample takes at least this long.
+    public var targetSampleNanoseconds: UInt64
+
+    public init(
+        budgetNanoseconds: UInt64, maxSamples: Int, minSamples: Int = 5,
+        warmupNanoseconds: UInt64? = nil, targetSampleNanoseconds: UInt64 = 100_000
+    ) {
+        self.budgetNanoseconds = budgetNanoseconds
+        self.maxSamples = maxSamples
+        self.minSamples = min(minSamples, maxSamples)
+        self.warmupNanoseconds = warmupNanoseconds ?? budgetNanoseconds / 10
+        self.targetSampleNanoseconds = targetSampleNanoseconds
+    }
+}
+
+/// What the timing pass measured.
+public struct TimingResult: Sendable {
+    /// Nanoseconds per operation, one value per sample.
+    public var nanosecondsPerOperation: [Double]
+    /// Operations per sample.
+    public var batch: Int
+    /// Operations run in all, calibration and warm-up included.
+    public var operations: Int
+}
+
+/// The timing pass: calibrate a batch size, warm up, then sample until the budget or the cap.
+public enum TimingSampler {
+    public static func measure(_ instance: any BenchmarkInstance, plan: TimingPlan) throws -> TimingResult {
+        var operations = 0
+        var checksum = 0
+        func timed(_ batch: Int) throws -> UInt64 {
+            sched_yield()
+            let start = monotonicNanoseconds()
+            checksum &+= try instance.run(operations: batch)
+            let end = monotonicNanoseconds()
+            operations += batch
+            return end - start
+        }
+
+        // Calibrate: grow the batch until one batch takes the target time; this warms up as well.
+        var batch = 1
+        while true {
+            let elapsed = try timed(batch)
+            if elapsed >= plan.targetSampleNanoseconds || batch >= 1 << 30 { break }
+            let factor = elapsed == 0 ? 10 : Int(plan.targetSampleNanoseconds / elapsed) + 1
+            batch *= min(max(factor, 2), 10)
+        }
+        let warmupEnd = monotonicNanoseconds() + plan.warmupNanoseconds
+        while monotonicNanoseconds() < warmupEnd { _ = try timed(batch) }
+
+        var samples: [Double] = []
+        samples.reserveCapacity(min(plan.maxSamples, 100_000))
+        let start = monotonicNanoseconds()
+        while samples.count < plan.maxSamples {
+            samples.append(Double(try timed(batch)) / Double(batch))
+            let spent = monotonicNanoseconds() - start
+            if spent >= plan.budgetNanoseconds
+                && (samples.count >= plan.minSamples || spent >= 4 * plan.budgetNanoseconds)
+            {
+                break
+            }
+        }
+        blackHole(checksum)
+        return TimingResult(nanosecondsPerOperation: samples, batch: batch, operations: operations)
+    }
+}

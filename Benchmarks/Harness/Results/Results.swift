@@ -1,0 +1,119 @@
+/// Everything one run of the suite measured: enough to regenerate the report and to compare runs.
+/// Encoded as `results.json` (see `JSONFormat`).
+public struct ResultSet: Sendable, Equatable, Codable {
+    /// Bumped when the JSON layout changes incompatibly.
+    public var schemaVersion: Int
+    public var metadata: RunMetadata
+    /// One entry per benchmark x contender, in run order.
+    public var results: [BenchmarkResult]
+
+    public init(schemaVersion: Int = 1, metadata: RunMetadata, results: [BenchmarkResult]) {
+        self.schemaVersion = schemaVersion
+        self.metadata = metadata
+        self.results = results
+    }
+
+    /// The result of `benchmark` on `contender`, if it ran.
+    public func result(_ benchmark: String, _ contender: String) -> BenchmarkResult? {
+        results.first { $0.benchmark == benchmark && $0.contender == contender }
+    }
+
+    /// Benchmark names in first-run order, each once.
+    public var benchmarkNames: [String] {
+        var seen = Set<String>()
+        return results.map(\.benchmark).filter { seen.insert($0).inserted }
+    }
+
+    /// Contender names in first-run order, each once.
+    public var contenders: [String] {
+        var seen = Set<String>()
+        return results.map(\.contender).filter { seen.insert($0).inserted }
+    }
+}
+
+/// One benchmark (family + parameters) on one contender.
+public struct BenchmarkResult: Sendable, Equatable, Codable {
+    /// The full name, `family/key=value/...`.
+    public var benchmark: String
+    public var family: String
+    public var parameters: [ParameterEntry]
+    public var contender: String
+    public var metrics: [MetricResult]
+    /// A correctness failure (missed update, count mismatch, thrown `BenchmarkFailure`, crash).
+    public var failure: String?
+
+    public init(
+        benchmark: String, family: String, parameters: [ParameterEntry], contender: String,
+        metrics: [MetricResult], failure: String? = nil
+    ) {
+        self.benchmark = benchmark
+        self.family = family
+        self.parameters = parameters
+        self.contender = contender
+        self.metrics = metrics
+        self.failure = failure
+    }
+
+    public func metric(_ name: String) -> MetricResult? { metrics.first { $0.name == name } }
+
+    /// The value of parameter `key`, if this benchmark has it.
+    public func parameter(_ key: String) -> String? { parameters.first { $0.key == key }?.value }
+}
+
+public struct ParameterEntry: Sendable, Equatable, Codable {
+    public var key: String
+    public var value: String
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// One metric: its statistics and, for sampled metrics (time), the raw samples.
+public struct MetricResult: Sendable, Equatable, Codable {
+    public var name: String
+    public var unit: String
+    public var summary: Summary
+    /// Raw samples in the order they were taken; `nil` for metrics measured once.
+    public var samples: [Double]?
+
+    public init(name: String, unit: String, summary: Summary, samples: [Double]? = nil) {
+        self.name = name
+        self.unit = unit
+        self.summary = summary
+        self.samples = samples
+    }
+
+    /// A metric with one exact value.
+    public init(name: String, unit: String, value: Double) {
+        self.init(name: name, unit: unit, summary: Summary(single: value))
+    }
+}
+
+/// Names and units of the metrics the harness records. Every metric is per operation except
+/// `retained-bytes` and `setup-time`, which describe the setup (`make`) once.
+public enum MetricName {
+    public static let time = "time"  // ns per operation, sampled
+    public static let mallocs = "mallocs"  // malloc calls per operation
+    public static let bytes = "bytes"  // bytes allocated per operation
+    public static let notifications = "notifications"
+    public static let invalidations = "invalidations"
+    public static let evaluations = "evaluations"
+    public static let unnecessary = "unnecessary"
+    public static let missed = "missed"
+    public static let retainedBytes = "retained-bytes"  // bytes live after setup, minus before
+    public static let setupTime = "setup-time"  // ns for one `make`
+
+    /// Count metrics gated exactly.
+    public static let counts = [notifications, invalidations, evaluations, unnecessary, missed]
+    /// Metrics that come from jemalloc, absent when allocation counting is unavailable.
+    public static let allocation = [mallocs, bytes, retainedBytes]
+
+    public static func unit(of name: String) -> String {
+        switch name {
+        case time, setupTime: "ns"
+        case bytes, retainedBytes: "bytes"
+        default: "count"
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Glibc
+
+/// The results folder cannot be written (exit 73).
+public struct WriteError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// Writes a folder of files atomically: everything goes into a temporary sibling
+/// (`<folder>.partial-<pid>`), which is then swapped into place with one `rename` (Linux
+/// `RENAME_EXCHANGE` when the folder exists). An interrupted or failed write leaves the previous
+/// folder as it was and no half-written file in it.
+public enum ResultsWriter {
+    /// Fails early, before any measuring, when `folder` could not be written later.
+    public static func checkWritable(_ folder: String) throws(WriteError) {
+        let temporary = partialPath(folder)
+        do {
+            try FileManager.default.createDirectory(atPath: parent(of: folder), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+            try FileManager.default.removeItem(atPath: temporary)
+        } catch {
+            throw WriteError(message: "cannot write results to '\(folder)': \(reason(error))")
+        }
+    }
+
+    /// Replaces `folder` with one holding exactly `files` (file name -> contents).
+    public static func write(_ files: [(name: String, contents: String)], to folder: String) throws(WriteError) {
+        let temporary = partialPath(folder)
+        let fm = FileManager.default
+        do {
+            try? fm.removeItem(atPath: temporary)
+            try fm.createDirectory(atPath: parent(of: folder), withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+            for file in files {
+                try Data(file.contents.utf8).write(to: URL(fileURLWithPath: temporary + "/" + file.name))
+            }
+        } catch {
+            try? fm.removeItem(atPath: temporary)
+            throw WriteError(message: "cannot write results to '\(folder)': \(reason(error))")
+        }
+        if fm.fileExists(atPath: folder) {
+            if exchange(temporary, folder) {
+                try? fm.removeItem(atPath: temporary)  // now the previous folder
+                return
+            }
+            // No RENAME_EXCHANGE (e.g. an old kernel or filesystem): move the old folder aside first.
+            let old = folder + ".old-\(getpid())"
+            guard rename(folder, old) == 0 else {
+                try? fm.removeItem(atPath: temporary)
+                throw WriteError(message: "cannot replace '\(folder)': \(String(cString: strerror(errno)))")
+            }
+            guard rename(temporary, folder) == 0 else {
+                _ = rename(old, folder)
+                try? fm.removeItem(atPath: temporary)
+                throw WriteError(message: "cannot replace '\(folder)': \(String(cString: strerror(errno)))")
+            }
+            try? fm.removeItem(atPath: old)
+        } else if rename(temporary, folder) != 0 {
+            let why = String(cString: strerror(errno))
+            try? fm.removeItem(atPath: temporary)
+            throw WriteError(message: "cannot create '\(folder)': \(why)")
+        }
+    }
+
+    /// Writes one file atomically (temporary name in the same folder, then `rename`).
+    public static func writeFile(_ contents: String, to path: String) throws(WriteError) {
+        let temporary = path + ".partial-\(getpid())"
+        do {
+            try FileManager.default.createDirectory(atPath: parent(of: path), withIntermediateDirectories: true)
+            try Data(contents.utf8).write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw WriteError(message: "cannot write '\(path)': \(reason(error))")
+        }
+        guard rename(temporary, path) == 0 else {
+            let why = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw WriteError(message: "cannot write '\(path)': \(why)")
+        }
+    }
+
+    /// Swaps two paths atomically with `renameat2(RENAME_EXCHANGE)`, looked up at run time because
+    /// Glibc's Swift module does not export it (it needs `_GNU_SOURCE`).
+    static func exchange(_ a: String, _ b: String) -> Bool {
+        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
+        let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
+        let renameExchange: UInt32 = 2  // RENAME_EXCHANGE in <linux/fs.h>
+        return renameat2(AT_FDCWD, a, AT_FDCWD, b, renameExchange) == 0
+    }
+
+    static func partialPath(_ folder: String) -> String {
+        var f = folder
+        while f.count > 1 && f.hasSuffix("/") { f.removeLast() }
+        return f + ".partial-\(getpid())"
+    }
+
+    static func parent(of path: String) -> String {
+        let p = (path as NSString).deletingLastPathComponent
+        return p.isEmpty ? "." : p
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedDescription
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Where and how a result set was measured. Recorded in every result set; the gate refuses to
+/// compare runs from different toolchains or allocators.
+public struct RunMetadata: Sendable, Equatable, Codable {
+    /// ISO 8601, UTC.
+    public var date: String
+    /// The exact command line, argument by argument.
+    public var command: [String]
+    /// `uname -srm`-style description.
+    public var machine: String
+    public var cpu: String
+    public var cores: Int
+    /// The compiler version the suite was built with, e.g. `6.3.1`.
+    public var toolchain: String
+    /// `swift --version`'s first line when `swift` was on PATH at run time, else `unknown`.
+    public var toolchainOnPath: String
+    public var allocator: String
+    /// Why allocation metrics are missing; `nil` when they were counted.
+    public var allocationNote: String?
+    /// `git rev-parse HEAD`, with `-dirty` when the tree had changes; `unknown` outside a checkout.
+    public var gitCommit: String
+    /// `quick`, `default` or `full`.
+    public var mode: String
+
+    public init(
+        date: String, command: [String], machine: String, cpu: String, cores: Int, toolchain: String,
+        toolchainOnPath: String, allocator: String, allocationNote: String?, gitCommit: String, mode: String
+    ) {
+        self.date = date
+        self.command = command
+        self.machine = machine
+        self.cpu = cpu
+        self.cores = cores
+        self.toolchain = toolchain
+        self.toolchainOnPath = toolchainOnPath
+        self.allocator = allocator
+        self.allocationNote = allocationNote
+        self.gitCommit = gitCommit
+        self.mode = mode
+    }
+
+    /// The command line as a shell would take it back.
+    public var commandLine: String { command.map(shellQuoted).joined(separator: " ") }
+}
+
+/// `word` quoted for a POSIX shell when it needs quoting.
+public func shellQuoted(_ word: String) -> String {
+    let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%")
+    if !word.isEmpty && word.allSatisfy({ safe.contains($0) }) { return word }
+    return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}

@@ -1,0 +1,36 @@
+/// The statistics of one metric of one benchmark: percentiles, mean, and a 95% confidence interval
+/// for the median (see `MedianConfidence`). A metric measured once (a count) has one sample.
+public struct Summary: Sendable, Equatable, Codable {
+    public var samples: Int
+    public var p0: Double
+    public var p25: Double
+    public var p50: Double
+    public var p75: Double
+    public var p90: Double
+    public var p99: Double
+    public var p100: Double
+    public var mean: Double
+    /// The 95% interval for the median; `nil` when there are too few samples (fewer than 6).
+    public var ciLow: Double?
+    public var ciHigh: Double?
+
+    /// Summarises `values`, which must not be empty.
+    public init(_ values: [Double]) {
+        let sorted = values.sorted()
+        samples = sorted.count
+        p0 = sorted[0]
+        p25 = Percentiles.value(25, sorted: sorted)
+        p50 = Percentiles.value(50, sorted: sorted)
+        p75 = Percentiles.value(75, sorted: sorted)
+        p90 = Percentiles.value(90, sorted: sorted)
+        p99 = Percentiles.value(99, sorted: sorted)
+        p100 = sorted[sorted.count - 1]
+        mean = sorted.reduce(0, +) / Double(sorted.count)
+        let ci = MedianConfidence.interval(sorted: sorted)
+        ciLow = ci?.lowerBound
+        ciHigh = ci?.upperBound
+    }
+
+    /// A single exact value, e.g. a count per operation.
+    public init(single value: Double) { self.init([value]) }
+}

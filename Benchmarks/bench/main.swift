@@ -1,0 +1,11 @@
+import Glibc
+import Harness
+import Workloads
+
+ProcessSetup.ensureDeterministicHashing()
+let arguments = Array(CommandLine.arguments.dropFirst())
+if Bench.measures(arguments) && ProcessSetup.refusesDebugBuild {
+    Console.standard.err("bench: refusing to measure a debug build; build with 'swift run -c release bench'\n")
+    exit(ExitCode.benchmarkFailed)
+}
+exit(Bench(suite: Suite.all()).main(arguments))
