@@ -67,6 +67,18 @@ public enum Apple: Contender {
         public init() {}
     }
 
+    @Observable public final class Record: RecordModel {
+        public var p0 = 0
+        public var p1 = 0
+        public var p2 = 0
+        public var p3 = 0
+        public var p4 = 0
+        public var p5 = 0
+        public var p6 = 0
+        public var p7 = 0
+        public init() {}
+    }
+
     @Observable public final class ObservableState<Item> {
         public var item: Item
         public init(_ item: Item) { self.item = item }

@@ -5,7 +5,7 @@ import LockFreeObservation
 ///
 /// Adding a contender is one file (models conforming to the model protocols, plus this protocol's
 /// three functions) and one line in `Contenders.all`.
-public protocol Contender {
+public protocol Contender: SendableMetatype {
     /// The name used on the command line and in results (`lockfree`, `apple`, `naive`).
     static var name: String { get }
     /// Whether the contender tracks reads (fine-grained) rather than publishing whole objects.
@@ -17,6 +17,7 @@ public protocol Contender {
     associatedtype Cell: CellModel
     associatedtype Fields: FieldsModel
     associatedtype Settings: SettingsModel
+    associatedtype Record: RecordModel
     associatedtype SettingsState: SettingsStateModel
 
     /// What a view keeps between evaluations to stay subscribed.

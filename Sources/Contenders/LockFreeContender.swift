@@ -78,6 +78,18 @@ public enum LockFree: Contender {
         public override init() { super.init() }
     }
 
+    public final class Record: TrackedObject, RecordModel {
+        @Tracked(0) public var p0 = 0
+        @Tracked(1) public var p1 = 0
+        @Tracked(2) public var p2 = 0
+        @Tracked(3) public var p3 = 0
+        @Tracked(4) public var p4 = 0
+        @Tracked(5) public var p5 = 0
+        @Tracked(6) public var p6 = 0
+        @Tracked(7) public var p7 = 0
+        public override init() { super.init() }
+    }
+
     public final class ObservableState<Item: Equatable>: TrackedObject {
         @Tracked public var item: Item
         public init(_ item: Item) {

@@ -77,3 +77,33 @@ public struct SettingsValue: Equatable, Sendable {
         self.theme = theme
     }
 }
+
+/// An object with eight observable integer properties `p0`...`p7`, for tracking K properties of one
+/// object. `value(at:)` and `setValue(_:at:)` are app code: a switch over the declared properties.
+public protocol RecordModel: AnyObject {
+    init()
+    var p0: Int { get set }
+    var p1: Int { get set }
+    var p2: Int { get set }
+    var p3: Int { get set }
+    var p4: Int { get set }
+    var p5: Int { get set }
+    var p6: Int { get set }
+    var p7: Int { get set }
+}
+
+extension RecordModel {
+    @inlinable
+    public func value(at index: Int) -> Int {
+        switch index & 7 {
+        case 0: p0
+        case 1: p1
+        case 2: p2
+        case 3: p3
+        case 4: p4
+        case 5: p5
+        case 6: p6
+        default: p7
+        }
+    }
+}

@@ -198,6 +198,19 @@ public enum Naive: Contender {
         public override init() {}
     }
 
+    public final class Record: Publisher, RecordModel {
+        private var _p0 = 0, _p1 = 0, _p2 = 0, _p3 = 0, _p4 = 0, _p5 = 0, _p6 = 0, _p7 = 0
+        public var p0: Int { get { _p0 } set { publish(); _p0 = newValue } }
+        public var p1: Int { get { _p1 } set { publish(); _p1 = newValue } }
+        public var p2: Int { get { _p2 } set { publish(); _p2 = newValue } }
+        public var p3: Int { get { _p3 } set { publish(); _p3 = newValue } }
+        public var p4: Int { get { _p4 } set { publish(); _p4 = newValue } }
+        public var p5: Int { get { _p5 } set { publish(); _p5 = newValue } }
+        public var p6: Int { get { _p6 } set { publish(); _p6 = newValue } }
+        public var p7: Int { get { _p7 } set { publish(); _p7 = newValue } }
+        public override init() {}
+    }
+
     public final class ObservableState<Item>: Publisher {
         private var _item: Item
         public var item: Item {

@@ -1,0 +1,229 @@
+import Contenders
+import Foundation
+import Harness
+import LockFreeObservation
+
+/// The registrar primitives (workloads.md section 4): the numbers the registrar is held to.
+enum Primitives {
+    static func benchmarks() -> [Benchmark] {
+        [plainRead()] + forEachContender { contender in
+            func open<C: Contender>(_: C.Type) -> [Benchmark] { of(C.self) }
+            return open(contender)
+        }
+    }
+
+    /// The floor: the same loop as `untracked-read` over a plain class with a stored property.
+    static func plainRead() -> Benchmark {
+        final class Plain { var value: Double; init(_ v: Double) { value = v } }
+        return Benchmark(family: "primitives/plain-read", contender: "baseline") { _ in
+            let cells = (0..<1024).map { Plain(Double($0)) }
+            return ClosureInstance { ops in
+                var sum = 0.0
+                for i in 0..<ops { sum += cells[i & 1023].value }
+                return Int(sum)
+            }
+        }
+    }
+
+    static let cellCount = 1024
+
+    static func of<C: Contender>(_: C.Type) -> [Benchmark] {
+        let name = C.name
+        var list: [Benchmark] = []
+
+        list.append(Benchmark(family: "primitives/untracked-read", contender: name) { _ in
+            let cells = (0..<cellCount).map { C.Cell(Double($0)) }
+            return ClosureInstance { ops in
+                var sum = 0.0
+                for i in 0..<ops { sum += cells[i & (cellCount - 1)].value }
+                return Int(sum)
+            }
+        })
+
+        // Repeated reads of a property already read in the same scope.
+        list.append(Benchmark(family: "primitives/tracked-read", contender: name) { _ in
+            let cells = (0..<8).map { C.Cell(Double($0)) }
+            let observer = CountingObserver()
+            var subscription: C.Subscription?
+            return ClosureInstance { ops in
+                let sum = C.evaluate({
+                    var sum = 0.0
+                    for i in 0..<ops { sum += cells[i & 7].value }
+                    return sum
+                }, holding: Holdings(cells[0]), observer: observer, subscription: &subscription)
+                return Int(sum)
+            }
+        })
+
+        list.append(Benchmark(family: "primitives/mutation-unobserved", contender: name) { _ in
+            let cells = (0..<cellCount).map { C.Cell(Double($0)) }
+            var round = 0.0
+            return ClosureInstance { ops in
+                round += 1
+                for i in 0..<ops { cells[i & (cellCount - 1)].value = round + Double(i) }
+                return Int(round)
+            }
+        })
+
+        // Every object has an observer on `fontSize`; the benchmark writes `theme`.
+        list.append(Benchmark(
+            family: "primitives/mutation-other-observed", contender: name,
+            expectedCounts: { _ in C.isFineGrained ? InvalidationCounts() : InvalidationCounts(notifications: 1, invalidations: 1) }
+        ) { _ in
+            let objects = (0..<cellCount).map { _ in C.Settings() }
+            let observer = CountingObserver()
+            var subscriptions = [C.Subscription?](repeating: nil, count: cellCount)
+            for i in 0..<cellCount {
+                _ = C.evaluate({ objects[i].fontSize }, holding: Holdings(objects[i]), observer: observer, subscription: &subscriptions[i])
+            }
+            var round = 0
+            return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
+                round += 1
+                for i in 0..<ops { objects[i & (cellCount - 1)].theme = round &* 1_000_003 &+ i }
+                return round + subscriptions.count
+            }
+        })
+
+        // Track K properties of one object, then one mutation fires the scope.
+        list.append(Benchmark(
+            family: "primitives/track-fire", contender: name,
+            parameterSets: sets("properties", [1, 8]), parameterKinds: ["properties": .integer],
+            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
+        ) { params in
+            let k = min(max(params.int("properties", default: 1), 1), 8)
+            let record = C.Record()
+            let observer = CountingObserver()
+            var subscription: C.Subscription?
+            return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
+                var sum = 0
+                for _ in 0..<ops {
+                    sum &+= C.evaluate({
+                        var s = 0
+                        for p in 0..<k { s &+= record.value(at: p) }
+                        return s
+                    }, holding: Holdings(record), observer: observer, subscription: &subscription)
+                    record.p0 &+= 1
+                }
+                return sum
+            }
+        })
+
+        // Track one property of each of M objects, then one mutation fires the scope.
+        list.append(Benchmark(
+            family: "primitives/track-fire", contender: name,
+            parameterSets: sets("objects", [8, 64]), parameterKinds: ["objects": .integer],
+            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
+        ) { params in
+            let m = max(params.int("objects", default: 8), 1)
+            let cells = (0..<m).map { C.Cell(Double($0)) }
+            let observer = CountingObserver()
+            var subscription: C.Subscription?
+            return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
+                var sum = 0.0
+                for _ in 0..<ops {
+                    sum += C.evaluate({
+                        var s = 0.0
+                        for cell in cells { s += cell.value }
+                        return s
+                    }, holding: Holdings(cells[0]), observer: observer, subscription: &subscription)
+                    cells[0].value += 1
+                }
+                return Int(sum)
+            }
+        })
+
+        // One mutation fires N scopes; one operation is one scope (armed, then fired).
+        list.append(Benchmark(
+            family: "primitives/fire-scopes", contender: name,
+            parameterSets: sets("scopes", [1, 100, 1000]), parameterKinds: ["scopes": .integer],
+            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
+        ) { params in
+            let n = max(params.int("scopes", default: 100), 1)
+            let cell = C.Cell(0)
+            let observers = (0..<n).map { _ in CountingObserver() }
+            var subscriptions = [C.Subscription?](repeating: nil, count: n)
+            var done = 0
+            return ClosureInstance(counts: {
+                let total = observers.reduce(0) { $0 + $1.notifications }
+                return InvalidationCounts(notifications: total, invalidations: total)
+            }) { ops in
+                // Whole rounds only, so each scope fires once per round; the harness divides by `ops`.
+                var sum = 0.0
+                var remaining = ops
+                while remaining > 0 {
+                    for i in 0..<n {
+                        sum += C.evaluate({ cell.value }, holding: Holdings(cell), observer: observers[i], subscription: &subscriptions[i])
+                    }
+                    cell.value += 1
+                    remaining -= n
+                    done += n
+                }
+                return Int(sum)
+            }
+        })
+
+        list.append(Benchmark(family: "primitives/create-destroy", contender: name) { _ in
+            ClosureInstance { ops in
+                var sum = 0
+                for i in 0..<ops {
+                    let cell = C.Cell(Double(i))
+                    sum &+= Int(bitPattern: ObjectIdentifier(cell)) & 1
+                }
+                return sum
+            }
+        })
+
+        // Mutations on 1 or 2 threads at once; one operation is one mutation on each thread, so
+        // perfect scaling keeps the time per operation of 1 thread.
+        for shared in [false, true] {
+            list.append(Benchmark(
+                family: shared ? "primitives/mutation-threads-same-object" : "primitives/mutation-threads",
+                contender: name,
+                parameterSets: sets("threads", shared ? [2] : [1, 2]), parameterKinds: ["threads": .integer]
+            ) { params in
+                let threads = min(max(params.int("threads", default: 2), 1), 2)
+                let settings = (0..<2).map { _ in C.Settings() }
+                let worker = threads == 2 ? Worker() : nil
+                return ClosureInstance { ops in
+                    let mine = settings[0]
+                    let theirs = UncheckedSendable(shared ? settings[0] : settings[1])
+                    worker?.start {
+                        let object = theirs.value
+                        for i in 0..<ops { object.lineSpacing = Double(i &+ 1) }
+                    }
+                    for i in 0..<ops { mine.fontSize = Double(i &+ 1) }
+                    worker?.wait()
+                    return Int(mine.fontSize)
+                }
+            })
+        }
+        return list
+    }
+}
+
+/// A persistent second thread that runs one job at a time.
+final class Worker: @unchecked Sendable {
+    // `@unchecked Sendable`: `job` is handed over under the semaphores' happens-before.
+    private let go = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private var job: (() -> Void)?
+
+    init() {
+        let thread = Thread { [self] in
+            while true {
+                go.wait()
+                job?()
+                job = nil
+                done.signal()
+            }
+        }
+        thread.start()
+    }
+
+    func start(_ job: @escaping () -> Void) {
+        self.job = job
+        go.signal()
+    }
+
+    func wait() { done.wait() }
+}
