@@ -141,11 +141,15 @@ public protocol BenchmarkInstance: AnyObject {
     var counts: InvalidationCounts { get }
     /// Extra named results recorded as metrics (e.g. the grid's `sum` and `count`).
     var extraMetrics: [String: Double] { get }
+    /// Turns on checks that are too slow to time (the view graph's oracle re-renders every mounted
+    /// view after every frame). The harness turns them on for the counting pass, never while timing.
+    func enableVerification()
 }
 
 extension BenchmarkInstance {
     public var counts: InvalidationCounts { InvalidationCounts() }
     public var extraMetrics: [String: Double] { [:] }
+    public func enableVerification() {}
 }
 
 /// A correctness failure found while running a benchmark. `bench` reports it and exits with 1.

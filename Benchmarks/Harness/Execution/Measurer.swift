@@ -39,6 +39,7 @@ public enum Measurer {
         do {
             let liveBefore = counter?.liveBytes()
             let instance = try benchmark.make(parameters)
+            instance.enableVerification()
             if let counter, let liveBefore {
                 let retained = Double(Int64(bitPattern: counter.liveBytes() &- liveBefore))
                 metrics.append(MetricResult(name: MetricName.retainedBytes, unit: "bytes", value: retained))
