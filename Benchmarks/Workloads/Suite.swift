@@ -3,6 +3,6 @@ import Harness
 /// Every benchmark the suite knows, for every contender.
 public enum Suite {
     public static func all() -> [Benchmark] {
-        Primitives.benchmarks()
+        Primitives.benchmarks() + Books.benchmarks()
     }
 }

@@ -26,7 +26,11 @@ final class ClosureInstance: BenchmarkInstance {
         self.readExtra = extra
     }
 
+    /// Called when the harness turns on verification (the counting pass).
+    var onVerify: () -> Void = {}
+
     func run(operations: Int) throws -> Int { try body(operations) }
+    func enableVerification() { onVerify() }
     var counts: InvalidationCounts { readCounts() }
     var extraMetrics: [String: Double] { readExtra() }
 }

@@ -1,0 +1,54 @@
+import Contenders
+import Foundation
+import Harness
+
+/// T threads toggle disjoint unmounted books at once, then one frame. Every toggle changes
+/// `availableBooksCount`, so the count view must be invalidated exactly once per frame and
+/// re-evaluated once; no change may be lost (the oracle checks the count after every frame).
+enum BookThreads {
+    static let togglesPerThread = 100
+
+    static func benchmarks() -> [Benchmark] {
+        forEachContender { contender in
+            func open<C: Contender>(_: C.Type) -> [Benchmark] {
+                [Benchmark(
+                    family: "books/threads", contender: C.name,
+                    parameterSets: [1, 2, 4].map { Parameters([("n", "100000"), ("visible", "50"), ("threads", String($0))]) },
+                    parameterKinds: ["n": .integer, "visible": .integer, "threads": .integer]
+                ) { params in
+                    let threads = min(max(params.int("threads", default: 2), 1), 8)
+                    let scene = BookScene<C>(n: params.int("n", default: 100_000), visible: params.int("visible", default: 50))
+                    scene.graph.concurrentNotifications = NotificationLock()
+                    let books = scene.library.books
+                    let first = scene.visible
+                    let perThread = max(1, (books.count - first) / threads)
+                    let workers = (1..<threads).map { _ in Worker() }
+                    let start = scene.graph.counts
+                    let instance = ClosureInstance(counts: { scene.graph.counts - start }) { ops in
+                        for round in 0..<ops {
+                            let toggle: @Sendable (Int) -> Void = { [books = UncheckedSendable(books)] t in
+                                let base = first + t * perThread
+                                for k in 0..<togglesPerThread {
+                                    books.value[base + (round &* togglesPerThread &+ k) % perThread].isAvailable.toggle()
+                                }
+                            }
+                            for (t, worker) in workers.enumerated() { worker.start { toggle(t + 1) } }
+                            toggle(0)
+                            for worker in workers { worker.wait() }
+                            let before = scene.graph.counts
+                            try scene.frame()
+                            let frame = scene.graph.counts - before
+                            if C.isFineGrained && (frame.evaluations != 1) {
+                                throw BenchmarkFailure("books/threads: \(frame.evaluations) evaluations in a frame, expected 1 (the count view)")
+                            }
+                        }
+                        return scene.graph.counts.evaluations
+                    }
+                    instance.onVerify = { scene.graph.verifies = true }
+                    return instance
+                }]
+            }
+            return open(contender)
+        }
+    }
+}
