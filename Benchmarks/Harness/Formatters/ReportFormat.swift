@@ -94,9 +94,10 @@ public enum ReportFormat {
         let rows = [
             ["date", m.date], ["machine", m.machine], ["cpu", m.cpu], ["cores", String(m.cores)],
             ["toolchain", m.toolchain], ["swift on PATH", m.toolchainOnPath], ["allocator", m.allocator],
-            ["git commit", m.gitCommit], ["mode", m.mode],
+            ["git commit", m.gitCommit], ["mode", m.mode], ["command", m.commandLine],
         ]
+        let reproduce = (["swift", "run", "-c", "release", "bench"] + m.command.dropFirst()).map(shellQuoted)
         return MarkdownTable(header: ["", ""], rows: rows).text
-            + "\nReproduce with:\n\n```sh\n\(m.commandLine)\n```\n"
+            + "\nReproduce with:\n\n```sh\n\(reproduce.joined(separator: " "))\n```\n"
     }
 }

@@ -31,8 +31,8 @@ extension ResultSet {
 
     /// The p50 time ratio `reference / other` for `benchmark`, with its 95% interval.
     public func timeRatio(_ benchmark: String, _ reference: String, _ other: String) -> RatioEstimate? {
-        guard let a = result(benchmark, reference)?.metric(MetricName.time),
-            let b = result(benchmark, other)?.metric(MetricName.time)
+        guard let ra = result(benchmark, reference), ra.failure == nil, let rb = result(benchmark, other),
+            rb.failure == nil, let a = ra.metric(MetricName.time), let b = rb.metric(MetricName.time)
         else { return nil }
         let sa = a.samples ?? [a.summary.p50], sb = b.samples ?? [b.summary.p50]
         guard !sa.isEmpty, !sb.isEmpty else { return nil }

@@ -24,8 +24,17 @@ public struct AllocationCounter {
     private let allocatedPointer: UnsafeMutablePointer<UInt64>?
     #endif
 
+    /// Whose allocations are counted.
+    public enum Scope: Sendable {
+        /// Every thread's (exact for other threads only under `MALLOC_CONF=tcache:false`).
+        case process
+        /// Only the calling thread's: binds it to a fresh arena of its own and counts that arena.
+        /// Exact even while other threads allocate (as in a parallel test run).
+        case callingThread
+    }
+
     /// `nil` when allocation counting is unavailable (built without jemalloc, or mallctl failed).
-    public init?() {
+    public init?(scope: Scope = .process) {
         #if Jemalloc
         func mib(_ name: String) -> [Int]? {
             var m = [Int](repeating: 0, count: 8)
@@ -33,7 +42,19 @@ public struct AllocationCounter {
             guard mallctlnametomib(name, &m, &length) == 0 else { return nil }
             return Array(m.prefix(length))
         }
-        guard let s = mib("stats.arenas.4096.small.nrequests"), let l = mib("stats.arenas.4096.large.nrequests"),
+        var arena = "4096"  // MALLCTL_ARENAS_ALL
+        if scope == .callingThread {
+            var index: UInt32 = 0
+            var size = MemoryLayout<UInt32>.size
+            guard mallctl("arenas.create", &index, &size, nil, 0) == 0,
+                mallctl("thread.arena", nil, nil, &index, MemoryLayout<UInt32>.size) == 0
+            else { return nil }
+            arena = String(index)
+            // The statistics know a new arena only after the next epoch.
+            var one: UInt64 = 1
+            guard mallctl("epoch", nil, nil, &one, MemoryLayout<UInt64>.size) == 0 else { return nil }
+        }
+        guard let s = mib("stats.arenas.\(arena).small.nrequests"), let l = mib("stats.arenas.\(arena).large.nrequests"),
             let f = mib("thread.tcache.flush"), let e = mib("epoch"), let a = mib("stats.allocated")
         else { return nil }
         smallRequests = s
@@ -125,7 +146,7 @@ public enum AllocationSelfTest {
     /// Returns `nil` when counting is unavailable.
     @discardableResult
     public static func run(count: Int = 1000) throws -> UInt64? {
-        guard let counter = AllocationCounter() else { return nil }
+        guard let counter = AllocationCounter(scope: .callingThread) else { return nil }
         var probes: [Probe] = []
         probes.reserveCapacity(count)
         let before = counter.read()

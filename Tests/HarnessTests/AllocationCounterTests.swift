@@ -1,0 +1,57 @@
+import Testing
+@testable import Harness
+
+private final class Node {
+    var value = 0
+}
+
+@Suite struct AllocationCounterTests {
+    #if Jemalloc
+    @Test func countsEachClassInstanceOnce() throws {
+        let counter = try #require(AllocationCounter(scope: .callingThread))
+        var nodes: [Node] = []
+        nodes.reserveCapacity(1000)
+        let before = counter.read()
+        for _ in 0..<1000 { nodes.append(Node()) }
+        let after = counter.read()
+        blackHole(nodes)
+        #expect(after.mallocs - before.mallocs == 1000)
+        // A Node is 16 bytes of header and 8 of storage: jemalloc's 32-byte size class.
+        #expect(after.bytes - before.bytes == 32_000)
+    }
+
+    @Test func countsNothingWhenNothingIsAllocated() throws {
+        let counter = try #require(AllocationCounter(scope: .callingThread))
+        let before = counter.read()
+        var sum = 0
+        for i in 0..<1000 { sum &+= i }
+        let after = counter.read()
+        blackHole(sum)
+        #expect(after.mallocs == before.mallocs)
+        #expect(after.bytes == before.bytes)
+    }
+
+    @Test func selfTestPasses() throws {
+        let counted = try AllocationSelfTest.run()
+        #expect(counted == 1000)
+        #expect(AllocationCounter.allocatorName.hasPrefix("jemalloc 5."))
+        #expect(AllocationCounter.unavailableReason == nil)
+    }
+
+    @Test func liveBytesSeeRetainedMemory() throws {
+        let counter = try #require(AllocationCounter(scope: .callingThread))
+        let before = counter.liveBytes()
+        let kept = [UInt8](repeating: 1, count: 1 << 20)
+        let after = counter.liveBytes()
+        blackHole(kept)
+        #expect(after >= before + (1 << 20))
+    }
+    #else
+    @Test func unavailableWithoutJemalloc() throws {
+        #expect(AllocationCounter() == nil)
+        #expect(AllocationCounter.unavailableReason != nil)
+        #expect(AllocationCounter.allocatorName == "system malloc")
+        #expect(try AllocationSelfTest.run() == nil)
+    }
+    #endif
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import Harness
+
+@Suite struct GateTests {
+    let thresholds = Thresholds(mallocTolerance: 0.5, timeRatioTolerance: 1.35)
+
+    @Test func passesWithinTolerance() {
+        let verdict = Gate.evaluate(
+            baseline: sampleSet(), current: sampleSet(lockfreeTime: [11, 12, 13, 14, 15, 16, 17], mallocs: 1.4),
+            thresholds: thresholds)
+        #expect(verdict.findings == [])
+        #expect(verdict.exitCode == 0)
+    }
+
+    @Test func moreInvalidationsIsARegression() {
+        let verdict = Gate.evaluate(baseline: sampleSet(), current: sampleSet(invalidations: 3), thresholds: thresholds)
+        #expect(verdict.regressions.count == 2)  // both contenders
+        #expect(verdict.regressions.first?.metric == "invalidations")
+        #expect(verdict.exitCode == 2)
+    }
+
+    @Test func mallocsBeyondToleranceRegress() {
+        let verdict = Gate.evaluate(baseline: sampleSet(), current: sampleSet(mallocs: 1.6), thresholds: thresholds)
+        #expect(verdict.regressions.map(\.metric) == ["mallocs", "mallocs"])
+        #expect(verdict.exitCode == 2)
+        let custom = Thresholds(mallocTolerances: ["books/toggle/n=10": 1])
+        #expect(Gate.evaluate(baseline: sampleSet(), current: sampleSet(mallocs: 1.6), thresholds: custom).exitCode == 0)
+    }
+
+    @Test func timeIsGatedAsRatio() {
+        // Baseline ratio 13/23 = 0.565; doubling both contenders keeps it: pass.
+        let both = sampleSet(lockfreeTime: [20, 22, 24, 26, 28, 30, 32], appleTime: [40, 42, 44, 46, 48, 50, 52])
+        #expect(Gate.evaluate(baseline: sampleSet(), current: both, thresholds: thresholds).exitCode == 0)
+        // 20/23 = 0.87 > 0.565 * 1.35 = 0.763: regression, and a suspect to re-measure.
+        let slower = sampleSet(lockfreeTime: [17, 18, 19, 20, 21, 22, 23])
+        let verdict = Gate.evaluate(baseline: sampleSet(), current: slower, thresholds: thresholds)
+        #expect(verdict.exitCode == 2)
+        #expect(verdict.timeSuspects == ["books/toggle/n=10"])
+    }
+
+    @Test func onlyImprovements() {
+        let better = sampleSet(lockfreeTime: [5, 6, 7, 8, 9, 10, 11], invalidations: 1, mallocs: 0)
+        let verdict = Gate.evaluate(baseline: sampleSet(), current: better, thresholds: thresholds)
+        #expect(verdict.regressions == [])
+        #expect(Set(verdict.improvements.map(\.metric)) == ["invalidations", "mallocs", "time ratio"])
+        #expect(verdict.exitCode == 4)
+    }
+
+    @Test func failureDominates() {
+        let verdict = Gate.evaluate(baseline: sampleSet(), current: sampleSet(invalidations: 3, failure: "missed"), thresholds: thresholds)
+        #expect(verdict.failures == ["books/toggle/n=10 on lockfree"])
+        #expect(verdict.exitCode == 1)
+    }
+
+    @Test func baselineProblemsHaveOneLineReasons() throws {
+        let root = temporaryFolder()
+        #expect(throws: BaselineError("baseline '\(root)/none.json' does not exist")) { try Baseline.load(root + "/none.json") }
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: root + "/bad.json"))
+        #expect(throws: BaselineError.self) { try Baseline.load(root + "/bad.json") }
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/empty.json"))
+        #expect(throws: BaselineError("baseline '\(root)/empty.json' is not a results.json: missing key 'schemaVersion'")) {
+            try Baseline.load(root + "/empty.json")
+        }
+        #expect(throws: BaselineError("baseline was measured with Swift 6.3.1, this is Swift 6.4")) {
+            try Baseline.checkComparable(sampleSet(), toolchain: "6.4", allocator: "jemalloc 5.3.0")
+        }
+        #expect(throws: BaselineError("baseline was measured with jemalloc 5.3.0, this build uses system malloc")) {
+            try Baseline.checkComparable(sampleSet(), toolchain: "6.3.1", allocator: "system malloc")
+        }
+        #expect(Baseline.path(for: "main") == "results/baselines/main.json")
+        #expect(Baseline.path(for: "x/y.json") == "x/y.json")
+    }
+
+    @Test func thresholdsFileIsCreatedWithDefaults() throws {
+        let path = temporaryFolder() + "/thresholds/6.3.1.json"
+        #expect(try Thresholds.loadOrCreate(path) == Thresholds())
+        #expect(read(path) == "{\n  \"mallocTolerance\" : 0.5,\n  \"mallocTolerances\" : {\n\n  },\n  \"timeRatioTolerance\" : 1.35\n}\n")
+        try Data("{\"mallocTolerance\": 2, \"mallocTolerances\": {}, \"timeRatioTolerance\": 1.1}".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try Thresholds.loadOrCreate(path) == Thresholds(mallocTolerance: 2, timeRatioTolerance: 1.1))
+    }
+}

@@ -1,0 +1,58 @@
+import Testing
+@testable import Harness
+
+final class NoOp: BenchmarkInstance {
+    func run(operations: Int) throws -> Int { operations }
+}
+
+func family(_ name: String, _ contender: String, sets: [[(String, String)]] = [[]], large: [[(String, String)]] = [],
+    kinds: [String: ParameterKind] = [:]) -> Benchmark {
+    Benchmark(family: name, contender: contender, parameterSets: sets.map { Parameters($0) },
+        largeParameterSets: large.map { Parameters($0) }, parameterKinds: kinds) { _ in NoOp() }
+}
+
+@Suite struct SelectionTests {
+    let suite = ["lockfree", "apple"].flatMap { c in
+        [
+            family("primitives/read", c),
+            family("books/toggle", c, sets: [[("n", "10"), ("visible", "5")], [("n", "1000"), ("visible", "5")]],
+                large: [[("n", "100000"), ("visible", "5")]], kinds: ["n": .integer, "visible": .integer]),
+            family("trees/grid", c, sets: [[("width", "3"), ("static", "0.5")]], kinds: ["width": .integer, "static": .number]),
+        ]
+    }
+
+    func names(_ s: Selection) throws -> [String] { try s.plan(suite).map { "\($0.name)@\($0.contender)" } }
+
+    @Test func groupsContendersByName() throws {
+        #expect(try names(Selection(filter: "books")) == [
+            "books/toggle/n=10/visible=5@lockfree", "books/toggle/n=10/visible=5@apple",
+            "books/toggle/n=1000/visible=5@lockfree", "books/toggle/n=1000/visible=5@apple",
+        ])
+    }
+
+    @Test func fullAddsLargeSets() throws {
+        #expect(try names(Selection(filter: "n=100000", contenders: ["apple"], full: true)) == ["books/toggle/n=100000/visible=5@apple"])
+        #expect(try names(Selection(filter: "n=100000")) == [])
+    }
+
+    @Test func overrideReplacesKeyInEverySetAndDeduplicates() throws {
+        let s = Selection(contenders: ["lockfree"], overrides: [(key: "n", value: "7")])
+        #expect(try names(s) == ["primitives/read@lockfree", "books/toggle/n=7/visible=5@lockfree", "trees/grid/width=3/static=0.5@lockfree"])
+    }
+
+    @Test func usageErrors() {
+        #expect(throws: UsageError("unknown contender 'nosuch' (known: apple, lockfree)")) {
+            try Selection(contenders: ["nosuch"]).plan(suite)
+        }
+        #expect(throws: UsageError("no selected benchmark has a parameter 'size'")) {
+            try Selection(overrides: [(key: "size", value: "1")]).plan(suite)
+        }
+        #expect(throws: UsageError("bad value 'abc' for parameter 'n' of books/toggle (want integer)")) {
+            try Selection(overrides: [(key: "n", value: "abc")]).plan(suite)
+        }
+        #expect(throws: UsageError("bad value 'x' for parameter 'static' of trees/grid (want number)")) {
+            try Selection(overrides: [(key: "static", value: "x")]).plan(suite)
+        }
+        #expect(throws: UsageError("bad --filter regular expression '(('")) { try Selection(filter: "((").plan(suite) }
+    }
+}

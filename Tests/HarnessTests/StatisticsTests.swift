@@ -1,0 +1,77 @@
+import Testing
+@testable import Harness
+
+@Suite struct PercentilesTests {
+    @Test func interpolatesBetweenClosestRanks() {
+        let x: [Double] = [1, 2, 3, 4, 5]
+        #expect(Percentiles.value(0, sorted: x) == 1)
+        #expect(Percentiles.value(25, sorted: x) == 2)
+        #expect(Percentiles.value(50, sorted: x) == 3)
+        #expect(abs(Percentiles.value(90, sorted: x) - 4.6) < 1e-12)  // h = 3.6
+        #expect(abs(Percentiles.value(99, sorted: x) - 4.96) < 1e-12)  // h = 3.96
+        #expect(Percentiles.value(100, sorted: x) == 5)
+    }
+
+    @Test func medianOfEvenCountIsMidpoint() {
+        #expect(Percentiles.value(50, sorted: [10, 20, 30, 40]) == 25)
+        #expect(Percentiles.value(25, sorted: [10, 20, 30, 40]) == 17.5)  // h = 0.75
+    }
+
+    @Test func summaryOfUnsortedSample() {
+        let s = Summary([5, 1, 4, 2, 3])
+        #expect(s.samples == 5)
+        #expect(s.p0 == 1 && s.p25 == 2 && s.p50 == 3 && s.p75 == 4 && s.p100 == 5)
+        #expect(s.mean == 3)
+        #expect(s.ciLow == nil && s.ciHigh == nil)  // 5 samples: no pair reaches 95%
+    }
+
+    @Test func singleValue() {
+        let s = Summary(single: 7)
+        #expect(s.samples == 1 && s.p0 == 7 && s.p99 == 7 && s.mean == 7)
+    }
+}
+
+@Suite struct MedianConfidenceTests {
+    // Coverage of [x(j), x(n+1-j)] is P(j <= B <= n-j), B ~ Binomial(n, 1/2).
+    @Test func ranksForSmallSamples() {
+        #expect(MedianConfidence.ranks(count: 5) == nil)  // (1,5): 1 - 2/32 = 0.9375
+        #expect(MedianConfidence.ranks(count: 6)! == (1, 6))  // 1 - 2/64 = 0.96875
+        #expect(MedianConfidence.ranks(count: 10)! == (2, 9))  // 0.9785; (3,8) is 0.8906
+        #expect(MedianConfidence.ranks(count: 20)! == (6, 15))  // 0.9586; (7,14) is 0.8847
+    }
+
+    @Test func ranksAtOtherLevels() {
+        #expect(MedianConfidence.ranks(count: 10, level: 0.975)! == (2, 9))  // 0.9785 >= 0.975
+        #expect(MedianConfidence.ranks(count: 10, level: 0.98)! == (1, 10))  // 0.998
+        #expect(MedianConfidence.ranks(count: 10, level: 0.8)! == (3, 8))
+    }
+
+    @Test func largeSampleDoesNotOverflow() {
+        let r = MedianConfidence.ranks(count: 10_000)!
+        // Normal approximation: n/2 -/+ 1.96 * sqrt(n)/2 = 5000 -/+ 98.
+        #expect(abs(r.lower - 4902) <= 1)
+        #expect(r.lower + r.upper == 10_001)
+    }
+
+    @Test func intervalPicksOrderStatistics() {
+        let sorted = (1...10).map(Double.init)
+        #expect(MedianConfidence.interval(sorted: sorted) == 2...9)
+    }
+}
+
+@Suite struct RatioEstimateTests {
+    @Test func ratioOfMediansWithBonferroniInterval() {
+        let a = (1...10).map(Double.init)  // median 5.5, 97.5% interval [2, 9]
+        let b = (1...10).map { Double($0 * 2) }  // median 11, 97.5% interval [4, 18]
+        let r = RatioEstimate(numerator: a, denominator: b)
+        #expect(r.ratio == 0.5)
+        #expect(r.low == 2.0 / 18.0)
+        #expect(r.high == 9.0 / 4.0)
+    }
+
+    @Test func tooFewSamplesHaveNoInterval() {
+        let r = RatioEstimate(numerator: [2, 4, 6], denominator: [1, 2, 3])
+        #expect(r.ratio == 2)
+        #expect(r.low == nil && r.high == nil)
+    }
+}
