@@ -3,6 +3,7 @@ import Harness
 /// Every benchmark the suite knows, for every contender.
 public enum Suite {
     public static func all() -> [Benchmark] {
-        Primitives.benchmarks() + Books.benchmarks()
+        Primitives.benchmarks() + ViewTrees.benchmarks() + Grid.benchmarks() + Books.benchmarks()
+            + SettingsWorkloads.benchmarks()
     }
 }

@@ -1,6 +1,7 @@
 import Contenders
 import Harness
 import LockFreeObservation
+import Synchronization
 
 /// A benchmark instance made of closures: the measured body and, optionally, its counters.
 final class ClosureInstance: BenchmarkInstance {
@@ -49,4 +50,11 @@ func forEachContender(_ body: (any Contender.Type) -> [Benchmark]) -> [Benchmark
 /// Parameter sets for one integer key.
 func sets(_ key: String, _ values: [Int]) -> [Parameters] {
     values.map { Parameters([(key, String($0))]) }
+}
+
+/// Counts callbacks that may come from any thread.
+final class CallCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }

@@ -42,15 +42,24 @@ public protocol Contender: SendableMetatype {
 }
 
 /// The objects a view holds (its inputs and environment objects), as `@ObservedObject` would mark
-/// them. Every contender receives them; only `naive` subscribes to them. Two at most, without
-/// allocating.
+/// them. Every contender receives them; only `naive` subscribes to them. Up to two without
+/// allocating; more in `rest`.
 public struct Holdings {
     public var first: AnyObject?
     public var second: AnyObject?
+    public var rest: [AnyObject]
 
     public init(_ first: AnyObject? = nil, _ second: AnyObject? = nil) {
         self.first = first
         self.second = second
+        self.rest = []
+    }
+
+    /// Holdings of any number of objects.
+    public init(all objects: [AnyObject]) {
+        first = objects.first
+        second = objects.count > 1 ? objects[1] : nil
+        rest = objects.count > 2 ? Array(objects[2...]) : []
     }
 
 }

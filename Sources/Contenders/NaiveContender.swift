@@ -226,6 +226,7 @@ public enum Naive: Contender {
     public struct Subscription {
         var first: (publisher: Publisher, id: Int)?
         var second: (publisher: Publisher, id: Int)?
+        var rest: [(publisher: Publisher, id: Int)] = []
     }
 
     public static func evaluate<T>(
@@ -233,7 +234,8 @@ public enum Naive: Contender {
     ) -> T {
         // Subscriptions last until the view is evaluated with other inputs.
         if let current = subscription, current.first?.publisher === holding.first,
-            current.second?.publisher === holding.second
+            current.second?.publisher === holding.second, current.rest.count == holding.rest.count,
+            zip(current.rest, holding.rest).allSatisfy({ $0.publisher === $1 })
         {
             return body()
         }
@@ -247,6 +249,10 @@ public enum Naive: Contender {
             let publisher = unsafeDowncast(held, to: Publisher.self)
             next.second = (publisher, publisher.subscribe(observer))
         }
+        for held in holding.rest {
+            let publisher = unsafeDowncast(held, to: Publisher.self)
+            next.rest.append((publisher, publisher.subscribe(observer)))
+        }
         subscription = next
         return body()
     }
@@ -254,6 +260,7 @@ public enum Naive: Contender {
     public static func unsubscribe(_ subscription: inout Subscription?) {
         if let (publisher, id) = subscription?.first { publisher.unsubscribe(id) }
         if let (publisher, id) = subscription?.second { publisher.unsubscribe(id) }
+        for (publisher, id) in subscription?.rest ?? [] { publisher.unsubscribe(id) }
         subscription = nil
     }
 

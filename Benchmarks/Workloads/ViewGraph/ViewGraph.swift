@@ -7,6 +7,8 @@ import Synchronization
 /// the incremental outputs with a full re-render.
 final class ViewGraph<C: Contender> {
     private(set) var counts = InvalidationCounts()
+    /// Evaluations of derived nodes (those that publish an output cell).
+    private(set) var derivedEvaluations = 0
     /// The first missed update the oracle found: the view's name and its two outputs.
     private(set) var firstMiss: String?
     /// Run the oracle after every frame (on in the counting pass and in tests).
@@ -68,6 +70,7 @@ final class ViewGraph<C: Contender> {
         node.hasRendered = true
         node.output = C.evaluate(node.body, holding: node.holding, observer: node, subscription: &node.subscription)
         counts.evaluations += 1
+        if node.published != nil { derivedEvaluations += 1 }
         if wasRendered && node.output == previous { counts.unnecessary += 1 }
         // Publishing happens outside the body's scope, so a view never depends on its own output.
         if let cell = node.published, cell.value != Double(node.output) { cell.value = Double(node.output) }

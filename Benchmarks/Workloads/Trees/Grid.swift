@@ -1,0 +1,172 @@
+import Contenders
+import Foundation
+import Harness
+
+/// The "reactively" random dependency grid, with its exact generator, so that `sum` and `count`
+/// can be checked against published results. Sources are cells; every derived node is a view that
+/// publishes its output cell; one leaf view reads the chosen leaves.
+enum Grid {
+    struct Config {
+        var width = 3, layers = 3, sources = 2, iterations = 2
+        var staticFraction = 1.0, readFraction = 1.0
+        var seed = "seed"
+
+        init(_ p: Parameters) {
+            width = max(1, p.int("width", default: width))
+            layers = max(2, p.int("layers", default: layers))
+            sources = max(1, p.int("sources", default: sources))
+            iterations = max(1, p.int("iterations", default: iterations))
+            staticFraction = p.double("static", default: staticFraction)
+            readFraction = p.double("read", default: readFraction)
+            seed = p["seed"] ?? seed
+        }
+    }
+
+    /// xmur3a string hash, returning a generator of 32-bit seeds (public domain).
+    static func xmur3a(_ text: String) -> () -> UInt32 {
+        var h: UInt32 = 2_166_136_261
+        let units = Array(text.utf16)
+        for unit in units {
+            var k = UInt32(unit) &* 3_432_918_353
+            k = k << 15 | k >> 17
+            h ^= k &* 461_845_907
+            h = h << 13 | h >> 19
+            h = h &* 5 &+ 3_864_292_196
+        }
+        h ^= UInt32(truncatingIfNeeded: units.count)
+        return {
+            h ^= h >> 16
+            h = h &* 2_246_822_507
+            h ^= h >> 13
+            h = h &* 3_266_489_909
+            h ^= h >> 16
+            return h
+        }
+    }
+
+    /// sfc32 seeded by four xmur3a outputs; returns uint32 / 2^32 (public domain).
+    struct SFC32 {
+        var a: UInt32, b: UInt32, c: UInt32, d: UInt32
+        init(seed: String) {
+            let hash = Grid.xmur3a(seed)
+            a = hash(); b = hash(); c = hash(); d = hash()
+        }
+        mutating func next() -> Double {
+            var t = a &+ b
+            a = b ^ (b >> 9)
+            b = c &+ (c << 3)
+            c = c << 21 | c >> 11
+            d = d &+ 1
+            t = t &+ d
+            c = c &+ t
+            return Double(t) / 4_294_967_296
+        }
+    }
+
+    static let kinds: [String: ParameterKind] = [
+        "width": .integer, "layers": .integer, "sources": .integer, "static": .number, "read": .number,
+        "iterations": .integer, "seed": .text,
+    ]
+
+    static func benchmarks() -> [Benchmark] {
+        let sets = [
+            Parameters([("width", "3"), ("layers", "3"), ("sources", "2"), ("static", "1"), ("read", "1"), ("iterations", "2")]),
+            Parameters([("width", "100"), ("layers", "15"), ("sources", "2"), ("static", "0.5"), ("read", "1"), ("iterations", "200")]),
+        ]
+        return forEachContender { contender in
+            func open<C: Contender>(_: C.Type) -> [Benchmark] {
+                [Benchmark(family: "trees/grid", contender: C.name, parameterSets: sets, parameterKinds: kinds) { params in
+                    let grid = GridScene<C>(Config(params))
+                    let first = try grid.run(offset: 0)
+                    FileHandle.standardError.write(Data(
+                        "trees/grid [\(C.name)] \(params.entries.map { "\($0.key)=\($0.value)" }.joined(separator: " ")): sum \(first.sum), count \(first.count) (first run)\n".utf8))
+                    var last = first
+                    var runs = 0
+                    return ClosureInstance(counts: { grid.graph.counts }, extra: {
+                        ["sum": first.sum, "count": Double(first.count), "last-run-count": Double(last.count)]
+                    }) { ops in
+                        for _ in 0..<ops {
+                            runs += 1
+                            last = try grid.run(offset: runs)
+                        }
+                        return last.count
+                    }
+                }]
+            }
+            return open(contender)
+        }
+    }
+}
+
+/// One grid rendered by the view graph.
+final class GridScene<C: Contender> {
+    let graph = ViewGraph<C>()
+    let sources: [C.Cell]
+    let leaves: [C.Cell]
+    let config: Grid.Config
+    private var leafSum = 0.0
+
+    init(_ config: Grid.Config) {
+        self.config = config
+        let w = config.width, s = config.sources
+        sources = (0..<w).map { C.Cell(Double($0)) }
+        var random = Grid.SFC32(seed: config.seed)
+        var above = sources
+        for layer in 1..<config.layers {
+            var row: [C.Cell] = []
+            for i in 0..<w {
+                let inputs = (0..<s).map { above[(i + $0) % w] }
+                let isStatic = random.next() < config.staticFraction
+                let output = C.Cell(0)
+                let body: () -> Int
+                if isStatic {
+                    body = {
+                        var sum = 0.0
+                        for input in inputs { sum += input.value }
+                        return Int(sum)
+                    }
+                } else {
+                    let first = inputs[0], tail = Array(inputs.dropFirst())
+                    body = {
+                        var sum = first.value
+                        let drop = Int(sum) & 1 == 1
+                        let dropIndex = tail.isEmpty ? -1 : Int(sum) % tail.count
+                        for (j, input) in tail.enumerated() where !(drop && j == dropIndex) { sum += input.value }
+                        return Int(sum)
+                    }
+                }
+                let node = ViewNode("grid[\(layer)][\(i)]", depth: layer, holding: Holdings(all: inputs), publishing: output, graph: graph, body: body)
+                graph.mount(node)
+                row.append(output)
+            }
+            above = row
+        }
+        // A freshly seeded generator removes round(W * (1 - R)) leaves.
+        var pick = Grid.SFC32(seed: config.seed)
+        var chosen = above
+        for _ in 0..<Int((Double(w) * (1 - config.readFraction)).rounded()) where !chosen.isEmpty {
+            chosen.remove(at: Int(pick.next() * Double(chosen.count)))
+        }
+        leaves = chosen
+        let leaves = chosen
+        graph.mount(ViewNode("grid-leaves", depth: config.layers, holding: Holdings(all: leaves), graph: graph) {
+            var sum = 0.0
+            for leaf in leaves { sum += leaf.value }
+            return Int(sum)
+        })
+    }
+
+    /// One run: for i in 0..<I, a batch writes source i % W to i + i % W (+ offset, so that runs
+    /// after the first change values again), then a frame. Returns the sum of the leaves and the
+    /// derived-node evaluations of this run.
+    func run(offset: Int) throws -> (sum: Double, count: Int) {
+        let before = graph.derivedEvaluations
+        for i in 0..<config.iterations {
+            let source = i % config.width
+            let value = Double(i + source + offset)
+            if sources[source].value != value { sources[source].value = value }
+            try graph.flush()
+        }
+        return (leaves.reduce(0) { $0 + $1.value }, graph.derivedEvaluations - before)
+    }
+}

@@ -1,0 +1,273 @@
+import Contenders
+import Harness
+
+/// Synthetic view trees (workloads.md section 2): kairo cases, cellx, disjoint fan-out, selector,
+/// scope isolation and coalescing, each one operation = its writes followed by one frame.
+enum ViewTrees {
+    typealias Counts = InvalidationCounts
+
+    /// A built tree: its graph, and the writes of one operation.
+    struct Tree<C: Contender> {
+        let graph: ViewGraph<C>
+        let operation: (Int) throws -> Void
+    }
+
+    /// A family that runs on every contender.
+    static func family(
+        _ name: String, sets: [Parameters] = [Parameters()], kinds: [String: ParameterKind] = [:],
+        expected: @escaping @Sendable (_ fineGrained: Bool, Parameters) -> Counts?,
+        build: @escaping @Sendable (any Contender.Type, Parameters) throws -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void)
+    ) -> [Benchmark] {
+        Contenders.all.map { contender in
+            let fine = contender.isFineGrained
+            return Benchmark(
+                family: name, contender: contender.name, parameterSets: sets, parameterKinds: kinds,
+                expectedCounts: { expected(fine, $0) }
+            ) { params in
+                let built = try build(contender, params)
+                let start = built.counts()
+                let instance = ClosureInstance(counts: { built.counts() - start }) { ops in
+                    for i in 0..<ops { try built.op(i) }
+                    return built.counts().evaluations
+                }
+                instance.onVerify = built.verify
+                return instance
+            }
+        }
+    }
+
+    static func wrap<C: Contender>(_ tree: Tree<C>) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
+        (tree.graph, { tree.graph.counts }, { tree.graph.verifies = true }, tree.operation)
+    }
+
+    static func benchmarks() -> [Benchmark] {
+        kairo() + cellx() + fanOut() + selector() + isolation() + coalescing()
+    }
+
+    // MARK: Kairo
+
+    static func kairo() -> [Benchmark] {
+        // (case, expected counts per write for fine-grained, for naive)
+        let cases: [(String, Counts, Counts)] = [
+            ("deep", Counts(notifications: 51, invalidations: 51, evaluations: 51), Counts(notifications: 51, invalidations: 51, evaluations: 51)),
+            ("broad", Counts(notifications: 150, invalidations: 150, evaluations: 150), Counts(notifications: 150, invalidations: 150, evaluations: 150)),
+            ("diamond", Counts(notifications: 7, invalidations: 7, evaluations: 7), Counts(notifications: 11, invalidations: 7, evaluations: 7)),
+            ("triangle", Counts(notifications: 12, invalidations: 12, evaluations: 12), Counts(notifications: 21, invalidations: 12, evaluations: 12)),
+            ("repeated", Counts(notifications: 2, invalidations: 2, evaluations: 2), Counts(notifications: 2, invalidations: 2, evaluations: 2)),
+            ("avoidable", Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1), Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)),
+        ]
+        return cases.flatMap { name, fine, naive in
+            family("trees/kairo-\(name)", expected: { isFine, _ in isFine ? fine : naive }) { contender, _ in
+                func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
+                    wrap(kairoTree(C.self, name))
+                }
+                return open(contender)
+            }
+        }
+    }
+
+    static func kairoTree<C: Contender>(_: C.Type, _ name: String) -> Tree<C> {
+        let graph = ViewGraph<C>()
+        let source = C.Cell(0)
+        func derived(_ label: String, _ depth: Int, _ inputs: [C.Cell], _ f: @escaping () -> Double) -> C.Cell {
+            let out = C.Cell(0)
+            graph.mount(ViewNode(label, depth: depth, holding: Holdings(all: inputs), publishing: out, graph: graph) { Int(f()) })
+            return out
+        }
+        func leaf(_ depth: Int, _ cell: C.Cell) {
+            graph.mount(ViewNode("leaf", depth: depth, holding: Holdings(cell), graph: graph) { Int(cell.value) })
+        }
+        switch name {
+        case "deep":
+            var last = source
+            for i in 1...50 { let input = last; last = derived("deep\(i)", i, [input]) { input.value + 1 } }
+            leaf(51, last)
+        case "broad":
+            for j in 0..<50 {
+                let a = derived("broad\(j).a", 1, [source]) { source.value + Double(j) }
+                let b = derived("broad\(j).b", 2, [a]) { a.value + 1 }
+                leaf(3, b)
+            }
+        case "diamond":
+            let mids = (0..<5).map { k in derived("diamond\(k)", 1, [source]) { source.value + Double(k) } }
+            let sum = derived("diamond.sum", 2, mids) { mids.reduce(0) { $0 + $1.value } }
+            leaf(3, sum)
+        case "triangle":
+            var levels: [C.Cell] = []
+            var last = source
+            for i in 1...10 { let input = last; last = derived("triangle\(i)", i, [input]) { input.value + 1 }; levels.append(last) }
+            let all = levels
+            let sum = derived("triangle.sum", 11, all) { all.reduce(0) { $0 + $1.value } }
+            leaf(12, sum)
+        case "repeated":
+            let node = derived("repeated", 1, [source]) { (0..<30).reduce(0) { acc, _ in acc + source.value } }
+            leaf(2, node)
+        default:  // avoidable
+            let c1 = derived("c1", 1, [source]) { source.value }
+            let c2 = derived("c2", 2, [c1]) { c1.value * 0 }
+            let c3 = derived("c3", 3, [c2]) { c2.value + 1 }
+            let c4 = derived("c4", 4, [c3]) { c3.value + 2 }
+            let c5 = derived("c5", 5, [c4]) { c4.value + 3 }
+            leaf(6, c5)
+        }
+        return Tree(graph: graph) { _ in
+            source.value += 1
+            try graph.flush()
+        }
+    }
+
+    // MARK: Cellx
+
+    static func cellx() -> [Benchmark] {
+        family(
+            "trees/cellx", sets: sets("layers", [1000, 2500]), kinds: ["layers": .integer],
+            // Which cells change depends on the values; each batch checks glitch-freedom instead
+            // (every cell evaluated at most once) and the last layer's known values at L = 1000.
+            expected: { _, _ in nil }
+        ) { contender, params in
+            func open<C: Contender>(_: C.Type) throws -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
+                wrap(try cellxTree(C.self, layers: params.int("layers", default: 1000)))
+            }
+            return try open(contender)
+        }
+    }
+
+    static func cellxTree<C: Contender>(_: C.Type, layers: Int) throws -> Tree<C> {
+        let graph = ViewGraph<C>()
+        let sources = (1...4).map { C.Cell(Double($0)) }
+        var above = sources
+        for layer in 1...layers {
+            let (a1, a2, a3, a4) = (above[0], above[1], above[2], above[3])
+            let rules: [([C.Cell], () -> Double)] = [
+                ([a2], { a2.value }), ([a1, a3], { a1.value - a3.value }), ([a2, a4], { a2.value + a4.value }), ([a3], { a3.value }),
+            ]
+            above = rules.enumerated().map { k, rule in
+                let out = C.Cell(0)
+                let f = rule.1
+                graph.mount(ViewNode("cellx[\(layer)][\(k)]", depth: layer, holding: Holdings(all: rule.0), publishing: out, graph: graph) { Int(f()) })
+                graph.mount(ViewNode("cellx-leaf[\(layer)][\(k)]", depth: layers + 1, holding: Holdings(out), graph: graph) { Int(out.value) })
+                return out
+            }
+        }
+        let last = above
+        func lastLayer() -> [Int] { last.map { Int($0.value) } }
+        if layers == 1000 && lastLayer() != [-3, -6, -2, 2] {
+            throw BenchmarkFailure("trees/cellx: last layer \(lastLayer()) before the batch, expected [-3, -6, -2, 2]")
+        }
+        var forward = true
+        func batch() throws {
+            let before = graph.derivedEvaluations
+            for (i, cell) in sources.enumerated() { cell.value = Double(forward ? 4 - i : i + 1) }
+            forward.toggle()
+            try graph.flush()
+            if graph.derivedEvaluations - before > 4 * layers {
+                throw BenchmarkFailure("trees/cellx: \(graph.derivedEvaluations - before) cell evaluations in one batch of \(4 * layers) cells (a glitch)")
+            }
+        }
+        try batch()
+        if layers == 1000 && lastLayer() != [-2, -4, 2, 3] {
+            throw BenchmarkFailure("trees/cellx: last layer \(lastLayer()) after the batch, expected [-2, -4, 2, 3]")
+        }
+        return Tree(graph: graph) { _ in try batch() }
+    }
+
+    // MARK: Fan-out, selector, isolation, coalescing
+
+    static func fanOut() -> [Benchmark] {
+        family(
+            "trees/fan-out", sets: sets("properties", [10, 100, 1000]), kinds: ["properties": .integer],
+            expected: { fine, p in
+                let n = p.int("properties", default: 10)
+                return fine ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
+                    : Counts(notifications: n, invalidations: n, evaluations: n, unnecessary: n - 1)
+            }
+        ) { contender, params in
+            func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
+                let n = max(1, params.int("properties", default: 10))
+                let graph = ViewGraph<C>()
+                let fields = C.Fields(count: n)
+                for i in 0..<n {
+                    graph.mount(ViewNode("field\(i)", depth: 0, holding: Holdings(fields), graph: graph) { fields.value(at: i) })
+                }
+                return wrap(Tree(graph: graph) { op in
+                    fields.setValue(fields.value(at: op % n) + 1, at: op % n)
+                    try graph.flush()
+                })
+            }
+            return open(contender)
+        }
+    }
+
+    static func selector() -> [Benchmark] {
+        family(
+            "trees/selector", sets: sets("rows", [50]), kinds: ["rows": .integer],
+            expected: { _, p in
+                let v = p.int("rows", default: 50)
+                return Counts(notifications: v, invalidations: v, evaluations: v, unnecessary: v - 2)
+            }
+        ) { contender, params in
+            func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
+                let v = max(2, params.int("rows", default: 50))
+                let author = C.Author(name: "A")
+                let books = (0..<v).map { C.Book(id: $0, title: "B\($0)", author: author, isAvailable: true) }
+                let library = C.Library(books: books)
+                library.selectedID = 0
+                let graph = ViewGraph<C>()
+                for book in books {
+                    graph.mount(ViewNode("row\(book.id)", depth: 0, holding: Holdings(book, library), graph: graph) {
+                        library.selectedID == book.id ? 1 : 0
+                    })
+                }
+                return wrap(Tree(graph: graph) { op in
+                    library.selectedID = (op + 1) % v
+                    try graph.flush()
+                })
+            }
+            return open(contender)
+        }
+    }
+
+    static func isolation() -> [Benchmark] {
+        family(
+            "trees/scope-isolation",
+            expected: { fine, _ in
+                fine ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
+                    : Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)
+            }
+        ) { contender, _ in
+            func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
+                let settings = C.Settings()
+                let graph = ViewGraph<C>()
+                graph.mount(ViewNode("parent", depth: 0, holding: Holdings(settings), graph: graph) { Int(settings.fontSize) })
+                graph.mount(ViewNode("child", depth: 1, holding: Holdings(settings), graph: graph) { settings.theme })
+                return wrap(Tree(graph: graph) { _ in
+                    settings.theme += 1
+                    try graph.flush()
+                })
+            }
+            return open(contender)
+        }
+    }
+
+    static func coalescing() -> [Benchmark] {
+        family(
+            "trees/coalescing", sets: sets("writes", [1, 10, 100]), kinds: ["writes": .integer],
+            expected: { fine, p in
+                let k = p.int("writes", default: 10)
+                return Counts(notifications: fine ? 1 : k, invalidations: 1, evaluations: 1)
+            }
+        ) { contender, params in
+            func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
+                let k = max(1, params.int("writes", default: 10))
+                let cell = C.Cell(0)
+                let graph = ViewGraph<C>()
+                graph.mount(ViewNode("view", depth: 0, holding: Holdings(cell), graph: graph) { Int(cell.value) })
+                return wrap(Tree(graph: graph) { _ in
+                    for _ in 0..<k { cell.value += 1 }
+                    try graph.flush()
+                })
+            }
+            return open(contender)
+        }
+    }
+}
