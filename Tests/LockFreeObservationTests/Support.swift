@@ -1,0 +1,128 @@
+import Glibc
+import Synchronization
+import Testing
+
+@testable import LockFreeObservation
+
+// Test doubles and helpers shared by the registrar's tests.
+
+/// An atomic counter that an `@Sendable` `onChange` can bump.
+final class Counter: Sendable {
+    let raw = Atomic<Int>(0)
+    init(_ value: Int = 0) { raw.store(value, ordering: .relaxed) }
+    func bump() { raw.add(1, ordering: .sequentiallyConsistent) }
+    func set(_ value: Int) { raw.store(value, ordering: .sequentiallyConsistent) }
+    var value: Int { raw.load(ordering: .sequentiallyConsistent) }
+}
+
+/// A reference that crosses to another thread on the test's own responsibility (the test
+/// synchronises the accesses itself, by joining the thread or by only touching atomics).
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A `ChangeObserver` counting its notifications, optionally running a hook in the callback.
+final class CountingObserver: ChangeObserver, @unchecked Sendable {
+    // `@unchecked Sendable`: `hook` is set before the observer is installed and never changed.
+    let counter = Counter()
+    var hook: (() -> Void)?
+    init(hook: (() -> Void)? = nil) { self.hook = hook }
+    func observedValueWillChange() {
+        counter.bump()
+        hook?()
+    }
+    var count: Int { counter.value }
+}
+
+/// Runs `body` on a new POSIX thread and waits for it to finish (a happens-before edge both ways).
+func onNewThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let created = pthread_create(&thread, nil, { argument in
+        Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+        return nil
+    }, box)
+    precondition(created == 0, "pthread_create failed")
+    pthread_join(thread, nil)
+}
+
+/// Runs `body(i)` for i in 0..<count on `count` new threads started together, and joins them all.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let readyRef = Unchecked(UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1))
+    readyRef.value.initialize(to: Atomic(0))
+    defer { readyRef.value.deinitialize(count: 1); readyRef.value.deallocate() }
+    var threads: [pthread_t] = []
+    for i in 0..<count {
+        let box = Unmanaged.passRetained(Box {
+            // A start barrier, so that the threads really run at once.
+            readyRef.value.pointee.add(1, ordering: .sequentiallyConsistent)
+            while readyRef.value.pointee.load(ordering: .sequentiallyConsistent) < count { sched_yield() }
+            body(i)
+        }).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { argument in
+            Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+            return nil
+        }, box)
+        precondition(created == 0, "pthread_create failed")
+        threads.append(thread)
+    }
+    for thread in threads { pthread_join(thread, nil) }
+}
+
+/// SplitMix64: a tiny deterministic PRNG (public domain), so stress runs are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
+
+/// Scope records of the pool that are not free (armed, or closing with a callback in flight).
+func recordsInUse() -> Int {
+    let table = ScopeTable.shared
+    let end = table.nextIndex.load(ordering: .acquiring)
+    var inUse = 0
+    var index: UInt32 = 1
+    while index < end {
+        // A chunk is published just after its first index is handed out: skip one not yet there.
+        if table.chunks[Int(index) >> ScopeTable.chunkShift].load(ordering: .acquiring) == 0 {
+            index += 1
+            continue
+        }
+        if ScopeState(raw: table.record(index).pointee.state.load(ordering: .acquiring)).phase != ScopeState.free {
+            inUse += 1
+        }
+        index += 1
+    }
+    return inUse
+}
+
+/// The pool's high-water mark: the next never-used record index.
+var poolSize: UInt32 { ScopeTable.shared.nextIndex.load(ordering: .acquiring) }
+
+/// A small model with value and collection properties, for the semantics tests.
+final class Counters: TrackedObject {
+    @Tracked(0) var count = 0
+    @Tracked(1) var other = 0
+    @Tracked(2) var items: [Int] = [1, 2, 3]
+    @Tracked(3) var name = "a"
+
+    /// Computed: tracked through `count` and `other`.
+    var total: Int { count + other }
+}
