@@ -29,9 +29,11 @@ public enum Measurer {
         }
     }
 
-    /// The counting pass: retained bytes of the setup, then allocations and invalidation counts per
-    /// operation over `operations` operations (after as many warm-up operations), and the extra
-    /// metrics. Checks `expectedCounts` exactly.
+    /// The counting pass: retained bytes of the setup; after `operations` warm-up operations,
+    /// allocations and invalidation counts per operation over `operations` operations; then the same
+    /// number again with verification (the oracle) on, outside the allocation window so its own
+    /// allocations are not counted. Fails on a missed update or counts that differ from
+    /// `expectedCounts` (compared exactly, as totals).
     public static func countingPass(_ benchmark: Benchmark, _ parameters: Parameters, operations: Int) -> PassReport {
         let ops = max(1, operations)
         let counter = AllocationCounter()
@@ -39,7 +41,6 @@ public enum Measurer {
         do {
             let liveBefore = counter?.liveBytes()
             let instance = try benchmark.make(parameters)
-            instance.enableVerification()
             if let counter, let liveBefore {
                 let retained = Double(Int64(bitPattern: counter.liveBytes() &- liveBefore))
                 metrics.append(MetricResult(name: MetricName.retainedBytes, unit: "bytes", value: retained))
@@ -52,6 +53,9 @@ public enum Measurer {
             let after = counter?.read()
             let counts = instance.counts - countsBefore
             blackHole(checksum)
+
+            instance.enableVerification()
+            blackHole(try instance.run(operations: ops))
 
             let perOp = { (v: Int) in Double(v) / Double(ops) }
             if let before, let after {

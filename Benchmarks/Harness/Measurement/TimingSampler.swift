@@ -49,16 +49,21 @@ public enum TimingSampler {
             return end - start
         }
 
-        // Calibrate: grow the batch until one batch takes the target time; this warms up as well.
-        var batch = 1
-        while true {
-            let elapsed = try timed(batch)
-            if elapsed >= plan.targetSampleNanoseconds || batch >= 1 << 30 { break }
-            let factor = elapsed == 0 ? 10 : Int(plan.targetSampleNanoseconds / elapsed) + 1
-            batch *= min(max(factor, 2), 10)
+        // Calibrate: grow the batch until one batch takes the target time. The first batches run
+        // cold (caches, lazy setup), so calibrate again after the warm-up; the batch only grows.
+        func calibrate(from start: Int) throws -> Int {
+            var batch = start
+            while true {
+                let elapsed = try timed(batch)
+                if elapsed >= plan.targetSampleNanoseconds || batch >= 1 << 30 { return batch }
+                let factor = elapsed == 0 ? 10 : Int(plan.targetSampleNanoseconds / elapsed) + 1
+                batch *= min(max(factor, 2), 10)
+            }
         }
+        var batch = try calibrate(from: 1)
         let warmupEnd = monotonicNanoseconds() + plan.warmupNanoseconds
         while monotonicNanoseconds() < warmupEnd { _ = try timed(batch) }
+        batch = try calibrate(from: batch)
 
         var samples: [Double] = []
         samples.reserveCapacity(min(plan.maxSamples, 100_000))
