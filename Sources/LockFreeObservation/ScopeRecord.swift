@@ -22,13 +22,19 @@ struct ScopeRecord: ~Copyable {
     // saw in-flight reach 0 (acquire-release) before pushing the record back (release).
     @usableFromInline var onChange: (@Sendable () -> Void)?
     @usableFromInline var observer: (any ChangeObserver)?
-    @usableFromInline var isContinuous: Bool
+    /// Atomic (relaxed), unlike the rest of the payload: a mutation reads it in `_claimCallback`
+    /// *before* its compare-and-swap decides whether it wins, from a slot that may be stale while
+    /// another thread re-arms the recycled record. The acquire load of `armed(g)` that precedes the
+    /// read orders it after the arming write; a value from a later incarnation only comes with a
+    /// generation change, which makes the compare-and-swap fail. (A plain `Bool` was a data race,
+    /// reported by ThreadSanitizer under the stress test.)
+    @usableFromInline let isContinuous: Atomic<Bool>
 
     init() {
         state = Atomic(0)
         nextFree = Atomic(0)
         onChange = nil
         observer = nil
-        isContinuous = false
+        isContinuous = Atomic(false)
     }
 }

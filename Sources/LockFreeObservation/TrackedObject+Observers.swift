@@ -143,7 +143,7 @@ extension TrackedObject {
     @inline(__always)
     private final func _claimCallback(_ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState) -> Bool {
         let generation = state.generation
-        let continuous = record.pointee.isContinuous
+        let continuous = record.pointee.isContinuous.load(ordering: .relaxed)
         while state.isArmed && state.generation == generation {
             let desired = ScopeState(
                 raw: (continuous ? state.raw : (state.raw & ~0xFF) | ScopeState.closing) &+ ScopeState.oneInFlight)

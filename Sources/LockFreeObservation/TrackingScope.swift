@@ -100,7 +100,7 @@ enum TrackingScope {
         case .closure(let body): record.pointee.onChange = body
         case .observer(let observer): record.pointee.observer = observer
         }
-        record.pointee.isContinuous = continuous
+        record.pointee.isContinuous.store(continuous, ordering: .relaxed)
         let generation = free.generation
         // Release: publishes the payload to whichever thread claims the record from a slot.
         record.pointee.state.store(
@@ -135,7 +135,7 @@ enum TrackingScope {
     private static func fireNow(_ index: UInt32, generation: UInt32) {
         let record = ScopeTable.shared.record(index)
         var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
-        let continuous = record.pointee.isContinuous
+        let continuous = record.pointee.isContinuous.load(ordering: .relaxed)
         while state.isArmed && state.generation == generation {
             let desired = ScopeState(
                 raw: (continuous ? state.raw : (state.raw & ~0xFF) | ScopeState.closing) &+ ScopeState.oneInFlight)
