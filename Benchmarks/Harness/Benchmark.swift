@@ -18,6 +18,11 @@ public struct Benchmark: Sendable {
     public var parameterKinds: [String: ParameterKind]
     /// The expected invalidation counts per operation, when the workload knows them exactly.
     public var expectedCounts: (@Sendable (Parameters) -> InvalidationCounts?)?
+    /// Operations in the counting pass (allocations and invalidation counts per operation), after as
+    /// many warm-up operations. Fixed, not derived from timing, so counts are the same on every
+    /// machine and can be gated exactly. Raise it when one `run` call has a fixed cost to amortise
+    /// (e.g. one tracking scope around all operations of a batch). `nil` means 1.
+    public var countingOperations: Int?
     /// Performs the setup and returns the instance to measure.
     public var make: @Sendable (Parameters) throws -> any BenchmarkInstance
 
@@ -28,6 +33,7 @@ public struct Benchmark: Sendable {
         largeParameterSets: [Parameters] = [],
         parameterKinds: [String: ParameterKind] = [:],
         expectedCounts: (@Sendable (Parameters) -> InvalidationCounts?)? = nil,
+        countingOperations: Int? = nil,
         make: @escaping @Sendable (Parameters) throws -> any BenchmarkInstance
     ) {
         self.family = family
@@ -36,6 +42,7 @@ public struct Benchmark: Sendable {
         self.largeParameterSets = largeParameterSets
         self.parameterKinds = parameterKinds
         self.expectedCounts = expectedCounts
+        self.countingOperations = countingOperations
         self.make = make
     }
 

@@ -74,7 +74,7 @@ func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable
 
     @Test func missedUpdateFails() {
         let report = Measurer.countingPass(toggler(configure: { $0.missAt = 15 }), Parameters(), operations: 10)
-        #expect(report.failure == "6 missed update(s)")  // operations 15...20 of warm-up + counted run
+        #expect(report.failure == "16 missed update(s)")  // operations 15...30 of warm-up, counted and verified runs
     }
 
     @Test func thrownFailureIsReported() {

@@ -36,7 +36,7 @@ public struct Runner: Sendable {
     public func measure(_ run: PlannedRun, plan: TimingPlan) -> BenchmarkResult {
         let timing = executor.timing(run, plan: plan)
         let counting =
-            timing.failure == nil ? executor.counting(run, operations: max(timing.batch, 1)) : nil
+            timing.failure == nil ? executor.counting(run, operations: run.benchmark.countingOperations ?? 1) : nil
         return BenchmarkResult(
             benchmark: run.name, family: run.benchmark.family,
             parameters: run.parameters.entries.map { ParameterEntry(key: $0.key, value: $0.value) },
