@@ -28,7 +28,7 @@ extension Bench {
         IdleThread.start()
 
         let plan = options.mode.timingPlan(runs: runs.count, maxSamples: options.samples)
-        let results = measure(runs, plan: plan)
+        let results = measure(runs, plan: plan, deadline: options.mode.totalSeconds, mode: options.mode)
         let set = ResultSet(
             metadata: MetadataCollector.collect(command: commandLine, mode: options.mode.rawValue), results: results)
         do { try write(set, to: options.output, formats: options.formats) } catch {
@@ -40,11 +40,11 @@ extension Bench {
         return RunOutcome(exitCode: failed ? ExitCode.benchmarkFailed : ExitCode.success, results: set, runs: runs, plan: plan)
     }
 
-    func measure(_ runs: [PlannedRun], plan: TimingPlan) -> [BenchmarkResult] {
+    func measure(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
         let console = self.console
         let runner = Runner(executor: executor, progress: { console.progress($0) })
         defer { console.endProgress() }
-        return runner.run(runs, plan: plan)
+        return runner.run(runs, plan: plan, deadline: deadline, mode: mode)
     }
 
     /// Prints one line per failed benchmark on stderr; returns whether any failed.

@@ -2,8 +2,9 @@
 public enum RunMode: String, Sendable, Codable {
     case quick, standard = "default", full
 
-    /// Seconds of sampling shared by all runs, and the per-run budget bounds.
-    var totalSeconds: Double { self == .quick ? 40 : self == .standard ? 240 : 1200 }
+    /// Seconds for the whole suite, process start-up and setup included, and the per-run sampling
+    /// budget bounds. Quick stays under 2 minutes and default under 10 on a 2-core machine.
+    var totalSeconds: Double { self == .quick ? 90 : self == .standard ? 420 : 1800 }
     var budgetBounds: ClosedRange<Double> { self == .quick ? 0.03...0.5 : self == .standard ? 0.1...3 : 0.2...10 }
     var defaultMaxSamples: Int { self == .quick ? 200 : self == .standard ? 2000 : 10_000 }
 
@@ -26,10 +27,28 @@ public struct Runner: Sendable {
         self.progress = progress
     }
 
-    public func run(_ runs: [PlannedRun], plan: TimingPlan) -> [BenchmarkResult] {
-        runs.enumerated().map { index, run in
+    /// Measures `runs` with `plan`. With a `deadline` (seconds for all runs), each run's sampling
+    /// budget is re-planned from the time left, less the overhead (process start, setup, counting)
+    /// seen so far, within the mode's bounds: the suite ends near its deadline whatever it holds.
+    public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
+        let start = monotonicNanoseconds()
+        var overhead = 0.0  // seconds per run beyond its sampling budget, averaged
+        return runs.enumerated().map { index, run in
             progress?("[\(index + 1)/\(runs.count)] \(run.name) on \(run.contender)")
-            return measure(run, plan: plan)
+            var current = plan
+            if let deadline {
+                let left = deadline - Double(monotonicNanoseconds() - start) / 1e9
+                let share = left / Double(runs.count - index) - overhead
+                let seconds = min(max(share, mode.budgetBounds.lowerBound), mode.budgetBounds.upperBound)
+                current.budgetNanoseconds = UInt64(seconds * 1e9)
+                current.warmupNanoseconds = current.budgetNanoseconds / 10
+            }
+            let began = monotonicNanoseconds()
+            let result = measure(run, plan: current)
+            let spent = Double(monotonicNanoseconds() - began) / 1e9
+            let extra = max(0, spent - Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9)
+            overhead = (overhead * Double(index) + extra) / Double(index + 1)
+            return result
         }
     }
 
