@@ -1,0 +1,147 @@
+import Glibc
+import Observation
+import Testing
+
+@testable import Contenders
+import LockFreeObservation
+
+// Where lockfree and apple (Observation on Swift 6.3.1) do NOT agree. Each test pins both sides, so
+// that a change of either (a registrar change, or a toolchain whose Observation closes the
+// lost-change race as 6.4 does) shows up here and in the report.
+
+/// Runs `body` on a new thread and waits for it.
+private func onNewThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    var thread = pthread_t()
+    let created = pthread_create(&thread, nil, { argument in
+        Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+        return nil
+    }, Unmanaged.passRetained(Box(body)).toOpaque())
+    precondition(created == 0)
+    pthread_join(thread, nil)
+}
+
+@Suite struct FineGrainedDifferencesTests {
+    /// Strict one-shot: a mutation of the observed property inside `onChange` does not call it
+    /// again with lockfree; Observation calls it again (it cancels only after `onChange` returns),
+    /// recursively: here capped at 3 by the callback itself, unbounded without the cap.
+    @Test func reentrantMutationInsideOnChange() {
+        let lockfreeAuthor = LockFree.Author(name: "a")
+        let lockfreeRef = Unchecked(lockfreeAuthor)
+        let lockfree = Tally()
+        withTracking({ _ = lockfreeAuthor.name }, onChange: {
+            lockfree.bump()
+            if lockfree.value < 3 { lockfreeRef.value.name += "!" }
+        })
+        lockfreeAuthor.name = "b"
+        #expect(lockfree.value == 1)
+
+        let appleAuthor = Apple.Author(name: "a")
+        let appleRef = Unchecked(appleAuthor)
+        let apple = Tally()
+        withObservationTracking({ _ = appleAuthor.name }, onChange: {
+            apple.bump()
+            if apple.value < 3 { appleRef.value.name += "!" }
+        })
+        appleAuthor.name = "b"
+        #expect(apple.value == 3)
+    }
+
+    /// No lost change: a write on another thread between the read and the end of the tracking
+    /// call is reported by lockfree before it returns; Observation 6.3 loses it (only the next
+    /// write fires).
+    @Test func writeOnAnotherThreadDuringTheTrackedClosure() {
+        let lockfreeBook = LockFree.Book(id: 0, title: "t", author: LockFree.Author(name: "a"), isAvailable: true)
+        let lockfreeRef = Unchecked(lockfreeBook)
+        let lockfree = Tally()
+        withTracking({
+            _ = lockfreeBook.title
+            onNewThread { lockfreeRef.value.title = "u" }
+        }, onChange: { lockfree.bump() })
+        #expect(lockfree.value == 1)
+
+        let appleBook = Apple.Book(id: 0, title: "t", author: Apple.Author(name: "a"), isAvailable: true)
+        let appleRef = Unchecked(appleBook)
+        let apple = Tally()
+        withObservationTracking({
+            _ = appleBook.title
+            onNewThread { appleRef.value.title = "u" }
+        }, onChange: { apple.bump() })
+        #expect(apple.value == 0)  // lost
+        appleBook.title = "v"
+        #expect(apple.value == 1)
+    }
+
+    /// The price of lockfree's per-object version: a write on another thread to a property the
+    /// scope did NOT read, made while the tracked closure runs, is reported as a possible change
+    /// (a spurious notification, never a lost one). Observation ignores it.
+    @Test func writeOfAnotherPropertyOnAnotherThreadDuringTheTrackedClosure() {
+        let lockfreeBook = LockFree.Book(id: 0, title: "t", author: LockFree.Author(name: "a"), isAvailable: true)
+        let lockfreeRef = Unchecked(lockfreeBook)
+        let lockfree = Tally()
+        withTracking({
+            _ = lockfreeBook.title
+            onNewThread { lockfreeRef.value.isAvailable = false }
+        }, onChange: { lockfree.bump() })
+        #expect(lockfree.value == 1)
+
+        let appleBook = Apple.Book(id: 0, title: "t", author: Apple.Author(name: "a"), isAvailable: true)
+        let appleRef = Unchecked(appleBook)
+        let apple = Tally()
+        withObservationTracking({
+            _ = appleBook.title
+            onNewThread { appleRef.value.isAvailable = false }
+        }, onChange: { apple.bump() })
+        #expect(apple.value == 0)
+    }
+
+    /// Assigning an equal array of models: `@Tracked` needs `Equatable` and models compare by
+    /// identity, so lockfree sees no change; `@Observable` only skips equal values of `Equatable`
+    /// or class types, and `[Book]` is neither there, so Observation notifies (naive always does).
+    @Test(arguments: contenderNames)
+    func reassigningTheSameBooks(contender name: String) {
+        withContender(named: name) { contender in
+            func run<C: Contender>(_: C.Type) {
+                let fixture = Fixture<C>()
+                let library = fixture.library
+                var view = MountedView(C.self, holding: Holdings(library)) { library.books.count }
+                library.books = fixture.books
+                #expect(view.probe.count == (C.name == "lockfree" ? 0 : 1))
+                view.unmount()
+            }
+            run(contender)
+        }
+    }
+
+    /// When the only observed object goes away, Observation releases the `onChange` closure with
+    /// it; lockfree keeps the scope armed, and its closure alive, until the token is cancelled.
+    @Test func onChangeOfAScopeWhoseObjectDeinitialised() {
+        final class Captured: Sendable {
+            let released: Tally
+            init(_ released: Tally) { self.released = released }
+            deinit { released.bump() }
+        }
+        let appleReleased = Tally()
+        do {
+            let captured = Captured(appleReleased)
+            let author = Apple.Author(name: "a")
+            withObservationTracking({ _ = author.name }, onChange: { _ = captured })
+        }
+        #expect(appleReleased.value == 1)
+
+        let lockfreeReleased = Tally()
+        var token = TrackingToken.inert
+        do {
+            let captured = Captured(lockfreeReleased)
+            let author = LockFree.Author(name: "a")
+            token = withCancellableTracking({ _ = author.name }, onChange: { _ = captured }).token
+        }
+        #expect(lockfreeReleased.value == 0)
+        #expect(token.isArmed)
+        #expect(token.cancel())
+        #expect(lockfreeReleased.value == 1)
+    }
+}
