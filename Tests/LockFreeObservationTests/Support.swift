@@ -6,6 +6,11 @@ import Testing
 
 // Test doubles and helpers shared by the registrar's tests.
 
+/// Every suite of this target, run one test at a time: some tests watch the process-wide scope
+/// record pool or hold hundreds of scopes, so they must not overlap each other. (Other targets'
+/// tests may still run alongside; the pool checks allow for that, see `PoolAndStressTests`.)
+@Suite(.serialized) struct RegistrarTests {}
+
 /// An atomic counter that an `@Sendable` `onChange` can bump.
 final class Counter: Sendable {
     let raw = Atomic<Int>(0)
