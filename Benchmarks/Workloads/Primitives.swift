@@ -6,10 +6,11 @@ import LockFreeObservation
 /// The registrar primitives (workloads.md section 4): the numbers the registrar is held to.
 enum Primitives {
     static func benchmarks() -> [Benchmark] {
-        [plainRead()] + forEachContender { contender in
-            func open<C: Contender>(_: C.Type) -> [Benchmark] { of(C.self) }
-            return open(contender)
-        }
+        [plainRead()] + Family().benchmarks
+    }
+
+    struct Family: WorkloadFamily {
+        func visit<C: Contender>(_: C.Type) -> [Benchmark] { of(C.self) }
     }
 
     /// The floor: the same loop as `untracked-read` over a plain class with a stored property.
@@ -132,31 +133,29 @@ enum Primitives {
             }
         })
 
-        // One mutation fires N scopes; one operation is one scope (armed, then fired).
+        // One mutation fires N scopes; one operation is one round: N scopes armed, then fired.
         list.append(Benchmark(
             family: "primitives/fire-scopes", contender: name,
             parameterSets: sets("scopes", [1, 100, 1000]), parameterKinds: ["scopes": .integer],
-            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
+            expectedCounts: { params in
+                let n = max(params.int("scopes", default: 100), 1)
+                return InvalidationCounts(notifications: n, invalidations: n)
+            }
         ) { params in
             let n = max(params.int("scopes", default: 100), 1)
             let cell = C.Cell(0)
             let observers = (0..<n).map { _ in CountingObserver() }
             var subscriptions = [C.Subscription?](repeating: nil, count: n)
-            var done = 0
             return ClosureInstance(counts: {
                 let total = observers.reduce(0) { $0 + $1.notifications }
                 return InvalidationCounts(notifications: total, invalidations: total)
             }) { ops in
-                // Whole rounds only, so each scope fires once per round; the harness divides by `ops`.
                 var sum = 0.0
-                var remaining = ops
-                while remaining > 0 {
+                for _ in 0..<ops {
                     for i in 0..<n {
                         sum += C.evaluate({ cell.value }, holding: Holdings(cell), observer: observers[i], subscription: &subscriptions[i])
                     }
                     cell.value += 1
-                    remaining -= n
-                    done += n
                 }
                 return Int(sum)
             }

@@ -42,9 +42,49 @@ final class CountingObserver: ChangeObserver {
     func observedValueWillChange() { notifications += 1 }
 }
 
-/// Calls `body` with each contender type; `body` returns that contender's benchmarks.
-func forEachContender(_ body: (any Contender.Type) -> [Benchmark]) -> [Benchmark] {
-    Contenders.all.flatMap { body($0) }
+/// A workload's benchmarks for one contender; generic code specialised per contender.
+protocol WorkloadFamily: ContenderVisitor, Sendable, SendableMetatype where Result == [Benchmark] {}
+
+extension WorkloadFamily {
+    /// This family's benchmarks for every contender.
+    var benchmarks: [Benchmark] { Contenders.visitAll(self).flatMap { $0 } }
+}
+
+/// A view-graph workload: a tree built per contender, one operation = its writes and a frame.
+protocol TreeFamily: WorkloadFamily {
+    var name: String { get }
+    var parameterSets: [Parameters] { get }
+    var parameterKinds: [String: ParameterKind] { get }
+    func expected(fineGrained: Bool, _ parameters: Parameters) -> InvalidationCounts?
+    func build<C: Contender>(_: C.Type, _ parameters: Parameters) throws -> Tree<C>
+}
+
+extension TreeFamily {
+    var parameterSets: [Parameters] { [Parameters()] }
+    var parameterKinds: [String: ParameterKind] { [:] }
+
+    func visit<C: Contender>(_: C.Type) -> [Benchmark] {
+        let family = self
+        return [Benchmark(
+            family: name, contender: C.name, parameterSets: parameterSets, parameterKinds: parameterKinds,
+            expectedCounts: { family.expected(fineGrained: C.isFineGrained, $0) }
+        ) { params in
+            let tree = try family.build(C.self, params)
+            let start = tree.graph.counts
+            let instance = ClosureInstance(counts: { tree.graph.counts - start }) { ops in
+                for i in 0..<ops { try tree.operation(i) }
+                return tree.graph.counts.evaluations
+            }
+            instance.onVerify = { tree.graph.verifies = true }
+            return instance
+        }]
+    }
+}
+
+/// A built tree: its graph, and one operation (writes, then a frame).
+struct Tree<C: Contender> {
+    let graph: ViewGraph<C>
+    let operation: (Int) throws -> Void
 }
 
 /// Parameter sets for one integer key.

@@ -89,9 +89,11 @@ public enum Apple: Contender {
     /// evaluation (or after unmounting) finds it moved on and does nothing.
     public final class Subscription: @unchecked Sendable {
         // `@unchecked Sendable`: `generation` is only touched on the thread that renders the view.
-        var generation = 0
+        @usableFromInline var generation = 0
+        @usableFromInline init() {}
     }
 
+    @inlinable
     public static func evaluate<T>(
         _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout Subscription?
     ) -> T {
@@ -105,6 +107,7 @@ public enum Apple: Contender {
         }
     }
 
+    @inlinable
     public static func unsubscribe(_ subscription: inout Subscription?) {
         subscription?.generation += 1
         subscription = nil

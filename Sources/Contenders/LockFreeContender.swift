@@ -5,38 +5,76 @@ public enum LockFree: Contender {
     public static let name = "lockfree"
     public static let isFineGrained = true
 
+    // The models spell out their accessors with the registrar's primitives, as `@Observable`'s
+    // macro expansion does, instead of using `@Tracked`: an in-place mutation (`toggle()`, `+=`,
+    // `append`) through `@Tracked` from another module runs the wrapper's `_modify` coroutine
+    // un-inlined, with two key-path lookups and a frame allocation. See the README.
+    // The accessors are `@inlinable` because the workloads use the models from another module;
+    // an app's models usually live in the module that uses them, where they inline anyway.
+    // `@exclusivity(unchecked)`: `_modify` yields the storage, which would otherwise make every
+    // access pay a dynamic exclusivity check (as `@Observable`'s do).
+
     public final class Author: TrackedObject, AuthorModel {
-        @Tracked(0) public var name = ""
-        public init(name: String) {
-            super.init()
-            self.name = name
+        @usableFromInline @exclusivity(unchecked) var _name: String
+        @inlinable public var name: String {
+            get { let v = _name; trackAccess(0); return v }
+            set { if _name != newValue { trackMutation(0); _name = newValue } }
+            _modify { trackAccess(0); trackMutation(0); yield &_name }
         }
+        public init(name: String) { _name = name }
     }
 
     public final class Book: TrackedObject, BookModel {
         public let id: Int
-        @Tracked(0) public var title = ""
-        @Tracked public var author: Author
-        @Tracked(2) public var isAvailable = true
-        @Tracked(3) public var isSelected = false
+        @usableFromInline @exclusivity(unchecked) var _title: String
+        @usableFromInline @exclusivity(unchecked) var _author: Author
+        @usableFromInline @exclusivity(unchecked) var _isAvailable: Bool
+        @usableFromInline @exclusivity(unchecked) var _isSelected = false
+
+        @inlinable public var title: String {
+            get { let v = _title; trackAccess(0); return v }
+            set { if _title != newValue { trackMutation(0); _title = newValue } }
+            _modify { trackAccess(0); trackMutation(0); yield &_title }
+        }
+        @inlinable public var author: Author {
+            get { let v = _author; trackAccess(1); return v }
+            set { if _author !== newValue { trackMutation(1); _author = newValue } }
+        }
+        @inlinable public var isAvailable: Bool {
+            get { let v = _isAvailable; trackAccess(2); return v }
+            set { if _isAvailable != newValue { trackMutation(2); _isAvailable = newValue } }
+            _modify { trackAccess(2); trackMutation(2); yield &_isAvailable }
+        }
+        @inlinable public var isSelected: Bool {
+            get { let v = _isSelected; trackAccess(3); return v }
+            set { if _isSelected != newValue { trackMutation(3); _isSelected = newValue } }
+            _modify { trackAccess(3); trackMutation(3); yield &_isSelected }
+        }
 
         public init(id: Int, title: String, author: Author, isAvailable: Bool) {
             self.id = id
-            _author = Tracked(author, 1)
-            super.init()
-            self.title = title
-            self.isAvailable = isAvailable
+            _title = title
+            _author = author
+            _isAvailable = isAvailable
         }
     }
 
     public final class Library: TrackedObject, LibraryModel {
-        @Tracked(0) public var books: [Book] = []
-        @Tracked(1) public var selectedID = -1
+        @usableFromInline @exclusivity(unchecked) var _books: [Book]
+        @usableFromInline @exclusivity(unchecked) var _selectedID = -1
 
-        public init(books: [Book]) {
-            super.init()
-            self.books = books
+        @inlinable public var books: [Book] {
+            get { let v = _books; trackAccess(0); return v }
+            set { if _books != newValue { trackMutation(0); _books = newValue } }
+            _modify { trackAccess(0); trackMutation(0); yield &_books }
         }
+        @inlinable public var selectedID: Int {
+            get { let v = _selectedID; trackAccess(1); return v }
+            set { if _selectedID != newValue { trackMutation(1); _selectedID = newValue } }
+            _modify { trackAccess(1); trackMutation(1); yield &_selectedID }
+        }
+
+        public init(books: [Book]) { _books = books }
 
         public var availableBooksCount: Int {
             var count = 0
@@ -46,11 +84,13 @@ public enum LockFree: Contender {
     }
 
     public final class Cell: TrackedObject, CellModel {
-        @Tracked(0) public var value = 0.0
-        public init(_ value: Double) {
-            super.init()
-            self.value = value
+        @usableFromInline @exclusivity(unchecked) var _value: Double
+        @inlinable public var value: Double {
+            get { let v = _value; trackAccess(0); return v }
+            set { if _value != newValue { trackMutation(0); _value = newValue } }
+            _modify { trackAccess(0); trackMutation(0); yield &_value }
         }
+        public init(_ value: Double) { _value = value }
     }
 
     /// `count` properties with indices 0..<count, declared by hand with the registrar's primitives.
@@ -72,35 +112,93 @@ public enum LockFree: Contender {
     }
 
     public final class Settings: TrackedObject, SettingsModel {
-        @Tracked(0) public var fontSize = 14.0
-        @Tracked(1) public var lineSpacing = 1.2
-        @Tracked(2) public var theme = 0
+        @usableFromInline @exclusivity(unchecked) var _fontSize = 14.0
+        @inlinable public var fontSize: Double {
+            get { let v = _fontSize; trackAccess(0); return v }
+            set { if _fontSize != newValue { trackMutation(0); _fontSize = newValue } }
+            _modify { trackAccess(0); trackMutation(0); yield &_fontSize }
+        }
+        @usableFromInline @exclusivity(unchecked) var _lineSpacing = 1.2
+        @inlinable public var lineSpacing: Double {
+            get { let v = _lineSpacing; trackAccess(1); return v }
+            set { if _lineSpacing != newValue { trackMutation(1); _lineSpacing = newValue } }
+            _modify { trackAccess(1); trackMutation(1); yield &_lineSpacing }
+        }
+        @usableFromInline @exclusivity(unchecked) var _theme = 0
+        @inlinable public var theme: Int {
+            get { let v = _theme; trackAccess(2); return v }
+            set { if _theme != newValue { trackMutation(2); _theme = newValue } }
+            _modify { trackAccess(2); trackMutation(2); yield &_theme }
+        }
         public override init() { super.init() }
     }
 
     public final class Record: TrackedObject, RecordModel {
-        @Tracked(0) public var p0 = 0
-        @Tracked(1) public var p1 = 0
-        @Tracked(2) public var p2 = 0
-        @Tracked(3) public var p3 = 0
-        @Tracked(4) public var p4 = 0
-        @Tracked(5) public var p5 = 0
-        @Tracked(6) public var p6 = 0
-        @Tracked(7) public var p7 = 0
+        @usableFromInline @exclusivity(unchecked) var _p0 = 0
+        @inlinable public var p0: Int {
+            get { let v = _p0; trackAccess(0); return v }
+            set { if _p0 != newValue { trackMutation(0); _p0 = newValue } }
+            _modify { trackAccess(0); trackMutation(0); yield &_p0 }
+        }
+        @usableFromInline @exclusivity(unchecked) var _p1 = 0
+        @inlinable public var p1: Int {
+            get { let v = _p1; trackAccess(1); return v }
+            set { if _p1 != newValue { trackMutation(1); _p1 = newValue } }
+            _modify { trackAccess(1); trackMutation(1); yield &_p1 }
+        }
+        @usableFromInline @exclusivity(unchecked) var _p2 = 0
+        @inlinable public var p2: Int {
+            get { let v = _p2; trackAccess(2); return v }
+            set { if _p2 != newValue { trackMutation(2); _p2 = newValue } }
+            _modify { trackAccess(2); trackMutation(2); yield &_p2 }
+        }
+        @usableFromInline @exclusivity(unchecked) var _p3 = 0
+        @inlinable public var p3: Int {
+            get { let v = _p3; trackAccess(3); return v }
+            set { if _p3 != newValue { trackMutation(3); _p3 = newValue } }
+            _modify { trackAccess(3); trackMutation(3); yield &_p3 }
+        }
+        @usableFromInline @exclusivity(unchecked) var _p4 = 0
+        @inlinable public var p4: Int {
+            get { let v = _p4; trackAccess(4); return v }
+            set { if _p4 != newValue { trackMutation(4); _p4 = newValue } }
+            _modify { trackAccess(4); trackMutation(4); yield &_p4 }
+        }
+        @usableFromInline @exclusivity(unchecked) var _p5 = 0
+        @inlinable public var p5: Int {
+            get { let v = _p5; trackAccess(5); return v }
+            set { if _p5 != newValue { trackMutation(5); _p5 = newValue } }
+            _modify { trackAccess(5); trackMutation(5); yield &_p5 }
+        }
+        @usableFromInline @exclusivity(unchecked) var _p6 = 0
+        @inlinable public var p6: Int {
+            get { let v = _p6; trackAccess(6); return v }
+            set { if _p6 != newValue { trackMutation(6); _p6 = newValue } }
+            _modify { trackAccess(6); trackMutation(6); yield &_p6 }
+        }
+        @usableFromInline @exclusivity(unchecked) var _p7 = 0
+        @inlinable public var p7: Int {
+            get { let v = _p7; trackAccess(7); return v }
+            set { if _p7 != newValue { trackMutation(7); _p7 = newValue } }
+            _modify { trackAccess(7); trackMutation(7); yield &_p7 }
+        }
         public override init() { super.init() }
     }
 
     public final class ObservableState<Item: Equatable>: TrackedObject {
-        @Tracked public var item: Item
-        public init(_ item: Item) {
-            _item = Tracked(item, 0)
-            super.init()
+        @usableFromInline @exclusivity(unchecked) var _item: Item
+        @inlinable public var item: Item {
+            get { let v = _item; trackAccess(0); return v }
+            set { if _item != newValue { trackMutation(0); _item = newValue } }
+            _modify { trackAccess(0); trackMutation(0); yield &_item }
         }
+        public init(_ item: Item) { _item = item }
     }
     public typealias SettingsState = ObservableState<SettingsValue>
 
     public typealias Subscription = TrackingToken
 
+    @inlinable
     public static func evaluate<T>(
         _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout TrackingToken?
     ) -> T {
@@ -110,6 +208,7 @@ public enum LockFree: Contender {
         return value
     }
 
+    @inlinable
     public static func unsubscribe(_ subscription: inout TrackingToken?) {
         subscription?.cancel()
         subscription = nil

@@ -35,6 +35,7 @@ public enum Naive: Contender {
             }
         }
 
+        @usableFromInline
         final func subscribe(_ observer: any ChangeObserver) -> Int {
             let observer = UncheckedSendable(observer)
             return state.withLock { state in
@@ -44,6 +45,7 @@ public enum Naive: Contender {
             }
         }
 
+        @usableFromInline
         final func unsubscribe(_ id: Int) {
             state.withLock { state in
                 if let i = state.subscribers.firstIndex(where: { $0.id == id }) { state.subscribers.remove(at: i) }
@@ -224,11 +226,13 @@ public enum Naive: Contender {
 
     /// The objects a view is subscribed to, with their subscription ids.
     public struct Subscription {
-        var first: (publisher: Publisher, id: Int)?
-        var second: (publisher: Publisher, id: Int)?
-        var rest: [(publisher: Publisher, id: Int)] = []
+        @usableFromInline var first: (publisher: Publisher, id: Int)?
+        @usableFromInline var second: (publisher: Publisher, id: Int)?
+        @usableFromInline var rest: [(publisher: Publisher, id: Int)] = []
+        @usableFromInline init() {}
     }
 
+    @inlinable
     public static func evaluate<T>(
         _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout Subscription?
     ) -> T {
@@ -257,6 +261,7 @@ public enum Naive: Contender {
         return body()
     }
 
+    @inlinable
     public static func unsubscribe(_ subscription: inout Subscription?) {
         if let (publisher, id) = subscription?.first { publisher.unsubscribe(id) }
         if let (publisher, id) = subscription?.second { publisher.unsubscribe(id) }

@@ -34,20 +34,22 @@ public struct Tracked<Value: Equatable> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
     ) -> Value {
-        // The key paths are literals that the optimiser folds into direct field accesses.
-        get {
-            object.trackAccess(Int(object[keyPath: storageKeyPath]._property))
-            return object[keyPath: storageKeyPath]._value
+        // The key paths are literals that the optimiser folds into direct field accesses. Each
+        // access of the storage is instantaneous (no call inside it), so no dynamic exclusivity
+        // check is emitted; the registrar is called between them.
+        @inline(__always) get {
+            let property = Int(object[keyPath: storageKeyPath]._property)
+            let value = object[keyPath: storageKeyPath]._value
+            object.trackAccess(property)
+            return value
         }
-        set {
-            if object[keyPath: storageKeyPath]._value == newValue {
-                object[keyPath: storageKeyPath]._value = newValue
-                return
-            }
-            object.trackMutation(Int(object[keyPath: storageKeyPath]._property))
+        @inline(__always) set {
+            let property = Int(object[keyPath: storageKeyPath]._property)
+            if object[keyPath: storageKeyPath]._value == newValue { return }
+            object.trackMutation(property)
             object[keyPath: storageKeyPath]._value = newValue
         }
-        _modify {
+        @_transparent _modify {
             let property = Int(object[keyPath: storageKeyPath]._property)
             object.trackAccess(property)
             object.trackMutation(property)

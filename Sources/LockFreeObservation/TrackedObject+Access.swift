@@ -9,10 +9,12 @@ extension TrackedObject {
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
         let thread = tracking_thread_state()!
-        if thread.pointee.depth != 0 { _recordAccess(property, thread) }
+        if _slowPath(thread.pointee.depth != 0) { _recordAccess(property, thread) }
     }
 
-    @usableFromInline
+    /// `releasenone` (it only retains): lets the optimiser keep a caller's object at +0 across the
+    /// call, so an inlined getter does not retain and release the object it reads.
+    @usableFromInline @_effects(releasenone)
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 << UInt64(property & 63)

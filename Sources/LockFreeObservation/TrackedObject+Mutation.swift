@@ -13,15 +13,25 @@ extension TrackedObject {
         // with `TrackingScope.install` (publish observer, then load version). On x86 the increment
         // is the full barrier and the load is a plain load.
         _ = _version.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        if _observed.load(ordering: .sequentiallyConsistent) & (1 << UInt64(property & 63)) != 0 {
-            _notifyObservers(of: property)
+        if _slowPath(_observed.load(ordering: .sequentiallyConsistent) & (1 << UInt64(property & 63)) != 0) {
+            TrackedObject._notifyObservers(Unmanaged.passUnretained(self), of: property)
         }
-        if tracking_is_active() != 0 { _countOwnWrite() }
+        if _slowPath(tracking_is_active() != 0) { TrackedObject._countOwnWrite(Unmanaged.passUnretained(self)) }
+    }
+
+    // The slow paths take the object unretained, so that the inlined fast path does not retain it.
+    @usableFromInline
+    static func _notifyObservers(_ object: Unmanaged<TrackedObject>, of property: Int) {
+        object._withUnsafeGuaranteedRef { $0._notifyObservers(of: property) }
+    }
+
+    @usableFromInline
+    static func _countOwnWrite(_ object: Unmanaged<TrackedObject>) {
+        object._withUnsafeGuaranteedRef { $0._countOwnWrite() }
     }
 
     /// A mutation inside a tracked closure moves the version without being a change the scope missed:
     /// count it in this thread's entries for the object, so that the install-time check expects it.
-    @usableFromInline
     final func _countOwnWrite() {
         let thread = tracking_thread_state()!
         let me = Unmanaged.passUnretained(self).toOpaque()

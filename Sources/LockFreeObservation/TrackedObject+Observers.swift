@@ -81,7 +81,7 @@ extension TrackedObject {
     /// The slow path of `trackMutation`: the bit of `property` is set. Claims every live scope that
     /// watches `property` (strictly once for one-shot scopes), then runs their callbacks after the
     /// scan, so a callback that re-arms a scope on this object is not fired by the same mutation.
-    @usableFromInline @inline(never)
+    @inline(never)
     final func _notifyObservers(of property: Int) {
         guard let first = SlotBlock(address: _slots.load(ordering: .acquiring)) else { return }
         let thread = tracking_thread_state()!

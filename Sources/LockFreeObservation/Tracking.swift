@@ -4,7 +4,7 @@
 /// `onChange` runs synchronously on the mutating thread, before the new value is stored (willSet),
 /// strictly once even under re-entrant or racing mutations. A change made by another thread between
 /// a read in `apply` and the end of this call is not lost: `onChange` then runs before this returns.
-@discardableResult
+@inlinable @discardableResult
 public func withTracking<T>(
     _ apply: () throws -> T, onChange: @escaping @Sendable () -> Void
 ) rethrows -> T {
@@ -12,6 +12,7 @@ public func withTracking<T>(
 }
 
 /// `withTracking(_:onChange:)` that also returns a token to cancel the observation.
+@inlinable
 public func withCancellableTracking<T>(
     _ apply: () throws -> T, onChange: @escaping @Sendable () -> Void
 ) rethrows -> (value: T, token: TrackingToken) {
@@ -20,6 +21,7 @@ public func withCancellableTracking<T>(
 
 /// One-shot tracking that notifies a long-lived `observer` instead of a closure: a steady-state
 /// track / fire cycle allocates nothing.
+@inlinable
 public func withTracking<T>(
     _ apply: () throws -> T, notifying observer: some ChangeObserver
 ) rethrows -> (value: T, token: TrackingToken) {
@@ -30,6 +32,7 @@ public func withTracking<T>(
 /// until the returned token is cancelled. Dependencies are those of this one run of `apply`.
 ///
 /// With Observation the same needs `withObservationTracking` re-armed inside every `onChange`.
+@inlinable
 public func observeChanges(
     _ apply: () throws -> Void, onChange: @escaping @Sendable () -> Void
 ) rethrows -> TrackingToken {
@@ -37,6 +40,7 @@ public func observeChanges(
 }
 
 /// Continuous observation notifying a long-lived `observer`.
+@inlinable
 public func observeChanges(
     _ apply: () throws -> Void, notifying observer: some ChangeObserver
 ) rethrows -> TrackingToken {

@@ -49,12 +49,14 @@ public struct TrackingToken: Sendable, Hashable {
 /// The tracking scope machinery: begin, end, install, callbacks.
 @usableFromInline
 enum TrackingScope {
+    @usableFromInline
     enum Callback {
         case closure(@Sendable () -> Void)
         case observer(any ChangeObserver)
     }
 
     /// Runs `apply` in a new scope on this thread, then installs `callback` on every property read.
+    @inlinable
     static func track<T>(
         _ apply: () throws -> T, continuous: Bool, callback: Callback
     ) rethrows -> (T, TrackingToken) {
@@ -77,7 +79,8 @@ enum TrackingScope {
 
     /// Leaves the scope. Nested scopes' reads stay in the buffer for the enclosing scope, as
     /// Observation merges them; the outermost scope releases every object and empties the buffer.
-    private static func end(_ thread: UnsafeMutablePointer<tracking_thread>, savedStart: Int) {
+    @usableFromInline
+    static func end(_ thread: UnsafeMutablePointer<tracking_thread>, savedStart: Int) {
         thread.pointee.depth -= 1
         thread.pointee.scopeStart = savedStart
         guard thread.pointee.depth == 0 else { return }
@@ -88,7 +91,8 @@ enum TrackingScope {
         thread.pointee.count = 0
     }
 
-    private static func install(
+    @usableFromInline
+    static func install(
         _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, continuous: Bool, callback: Callback
     ) -> TrackingToken {
         let end = thread.pointee.count

@@ -143,8 +143,11 @@ enum Books {
     }
 
     static func benchmarks() -> [Benchmark] {
-        forEachContender { contender in
-            func open<C: Contender>(_: C.Type) -> [Benchmark] {
+        Family().benchmarks + BookThreads().benchmarks
+    }
+
+    struct Family: WorkloadFamily {
+        func visit<C: Contender>(_: C.Type) -> [Benchmark] {
                 stepNames.map { step in
                     Benchmark(
                         family: "books/\(step)", contender: C.name, parameterSets: defaultSets,
@@ -165,8 +168,6 @@ enum Books {
                         return instance
                     }
                 }
-            }
-            return open(contender)
-        } + BookThreads.benchmarks()
+        }
     }
 }

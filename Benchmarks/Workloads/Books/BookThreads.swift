@@ -5,12 +5,12 @@ import Harness
 /// T threads toggle disjoint unmounted books at once, then one frame. Every toggle changes
 /// `availableBooksCount`, so the count view must be invalidated exactly once per frame and
 /// re-evaluated once; no change may be lost (the oracle checks the count after every frame).
-enum BookThreads {
+struct BookThreads: WorkloadFamily {
     static let togglesPerThread = 100
 
-    static func benchmarks() -> [Benchmark] {
-        forEachContender { contender in
-            func open<C: Contender>(_: C.Type) -> [Benchmark] {
+    func visit<C: Contender>(_: C.Type) -> [Benchmark] {
+        let togglesPerThread = Self.togglesPerThread
+        return
                 [Benchmark(
                     family: "books/threads", contender: C.name,
                     parameterSets: [1, 2, 4].map { Parameters([("n", "100000"), ("visible", "50"), ("threads", String($0))]) },
@@ -47,8 +47,5 @@ enum BookThreads {
                     instance.onVerify = { scene.graph.verifies = true }
                     return instance
                 }]
-            }
-            return open(contender)
-        }
     }
 }

@@ -73,8 +73,12 @@ enum Grid {
             Parameters([("width", "3"), ("layers", "3"), ("sources", "2"), ("static", "1"), ("read", "1"), ("iterations", "2")]),
             Parameters([("width", "100"), ("layers", "15"), ("sources", "2"), ("static", "0.5"), ("read", "1"), ("iterations", "200")]),
         ]
-        return forEachContender { contender in
-            func open<C: Contender>(_: C.Type) -> [Benchmark] {
+        return Family(sets: sets).benchmarks
+    }
+
+    struct Family: WorkloadFamily {
+        let sets: [Parameters]
+        func visit<C: Contender>(_: C.Type) -> [Benchmark] {
                 [Benchmark(family: "trees/grid", contender: C.name, parameterSets: sets, parameterKinds: kinds) { params in
                     let grid = GridScene<C>(Config(params))
                     let first = try grid.run(offset: 0)
@@ -92,8 +96,6 @@ enum Grid {
                         return last.count
                     }
                 }]
-            }
-            return open(contender)
         }
     }
 }

@@ -6,64 +6,32 @@ import Harness
 enum ViewTrees {
     typealias Counts = InvalidationCounts
 
-    /// A built tree: its graph, and the writes of one operation.
-    struct Tree<C: Contender> {
-        let graph: ViewGraph<C>
-        let operation: (Int) throws -> Void
-    }
-
-    /// A family that runs on every contender.
-    static func family(
-        _ name: String, sets: [Parameters] = [Parameters()], kinds: [String: ParameterKind] = [:],
-        expected: @escaping @Sendable (_ fineGrained: Bool, Parameters) -> Counts?,
-        build: @escaping @Sendable (any Contender.Type, Parameters) throws -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void)
-    ) -> [Benchmark] {
-        Contenders.all.map { contender in
-            let fine = contender.isFineGrained
-            return Benchmark(
-                family: name, contender: contender.name, parameterSets: sets, parameterKinds: kinds,
-                expectedCounts: { expected(fine, $0) }
-            ) { params in
-                let built = try build(contender, params)
-                let start = built.counts()
-                let instance = ClosureInstance(counts: { built.counts() - start }) { ops in
-                    for i in 0..<ops { try built.op(i) }
-                    return built.counts().evaluations
-                }
-                instance.onVerify = built.verify
-                return instance
-            }
-        }
-    }
-
-    static func wrap<C: Contender>(_ tree: Tree<C>) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
-        (tree.graph, { tree.graph.counts }, { tree.graph.verifies = true }, tree.operation)
-    }
-
     static func benchmarks() -> [Benchmark] {
-        kairo() + cellx() + fanOut() + selector() + isolation() + coalescing()
+        kairoCases.flatMap { Kairo(shape: $0.0, fine: $0.1, naive: $0.2).benchmarks }
+            + Cellx().benchmarks + FanOut().benchmarks + Selector().benchmarks + Isolation().benchmarks
+            + Coalescing().benchmarks
     }
 
     // MARK: Kairo
 
-    static func kairo() -> [Benchmark] {
-        // (case, expected counts per write for fine-grained, for naive)
-        let cases: [(String, Counts, Counts)] = [
-            ("deep", Counts(notifications: 51, invalidations: 51, evaluations: 51), Counts(notifications: 51, invalidations: 51, evaluations: 51)),
-            ("broad", Counts(notifications: 150, invalidations: 150, evaluations: 150), Counts(notifications: 150, invalidations: 150, evaluations: 150)),
-            ("diamond", Counts(notifications: 7, invalidations: 7, evaluations: 7), Counts(notifications: 11, invalidations: 7, evaluations: 7)),
-            ("triangle", Counts(notifications: 12, invalidations: 12, evaluations: 12), Counts(notifications: 21, invalidations: 12, evaluations: 12)),
-            ("repeated", Counts(notifications: 2, invalidations: 2, evaluations: 2), Counts(notifications: 2, invalidations: 2, evaluations: 2)),
-            ("avoidable", Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1), Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)),
-        ]
-        return cases.flatMap { name, fine, naive in
-            family("trees/kairo-\(name)", expected: { isFine, _ in isFine ? fine : naive }) { contender, _ in
-                func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
-                    wrap(kairoTree(C.self, name))
-                }
-                return open(contender)
-            }
-        }
+    /// (shape, expected counts per write for fine-grained contenders, for naive)
+    static let kairoCases: [(String, Counts, Counts)] = [
+        ("deep", Counts(notifications: 51, invalidations: 51, evaluations: 51), Counts(notifications: 51, invalidations: 51, evaluations: 51)),
+        ("broad", Counts(notifications: 150, invalidations: 150, evaluations: 150), Counts(notifications: 150, invalidations: 150, evaluations: 150)),
+        // One-shot: the sum node is notified once however many inputs change; naive once per input.
+        ("diamond", Counts(notifications: 7, invalidations: 7, evaluations: 7), Counts(notifications: 11, invalidations: 7, evaluations: 7)),
+        ("triangle", Counts(notifications: 12, invalidations: 12, evaluations: 12), Counts(notifications: 21, invalidations: 12, evaluations: 12)),
+        ("repeated", Counts(notifications: 2, invalidations: 2, evaluations: 2), Counts(notifications: 2, invalidations: 2, evaluations: 2)),
+        // c2 is always 0: its evaluation is unnecessary and nothing below it runs.
+        ("avoidable", Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1), Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)),
+    ]
+
+    struct Kairo: TreeFamily {
+        let shape: String
+        let fine: Counts, naive: Counts
+        var name: String { "trees/kairo-\(shape)" }
+        func expected(fineGrained: Bool, _: Parameters) -> Counts? { fineGrained ? fine : naive }
+        func build<C: Contender>(_: C.Type, _: Parameters) throws -> Tree<C> { kairoTree(C.self, shape) }
     }
 
     static func kairoTree<C: Contender>(_: C.Type, _ name: String) -> Tree<C> {
@@ -118,17 +86,15 @@ enum ViewTrees {
 
     // MARK: Cellx
 
-    static func cellx() -> [Benchmark] {
-        family(
-            "trees/cellx", sets: sets("layers", [1000, 2500]), kinds: ["layers": .integer],
-            // Which cells change depends on the values; each batch checks glitch-freedom instead
-            // (every cell evaluated at most once) and the last layer's known values at L = 1000.
-            expected: { _, _ in nil }
-        ) { contender, params in
-            func open<C: Contender>(_: C.Type) throws -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
-                wrap(try cellxTree(C.self, layers: params.int("layers", default: 1000)))
-            }
-            return try open(contender)
+    struct Cellx: TreeFamily {
+        let name = "trees/cellx"
+        let parameterSets = sets("layers", [1000, 2500])
+        let parameterKinds: [String: ParameterKind] = ["layers": .integer]
+        // Which cells change depends on the values; each batch checks glitch-freedom instead
+        // (every cell evaluated at most once) and the last layer's known values at L = 1000.
+        func expected(fineGrained: Bool, _: Parameters) -> Counts? { nil }
+        func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
+            try cellxTree(C.self, layers: max(1, p.int("layers", default: 1000)))
         }
     }
 
@@ -173,101 +139,94 @@ enum ViewTrees {
 
     // MARK: Fan-out, selector, isolation, coalescing
 
-    static func fanOut() -> [Benchmark] {
-        family(
-            "trees/fan-out", sets: sets("properties", [10, 100, 1000]), kinds: ["properties": .integer],
-            expected: { fine, p in
-                let n = p.int("properties", default: 10)
-                return fine ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
-                    : Counts(notifications: n, invalidations: n, evaluations: n, unnecessary: n - 1)
+    struct FanOut: TreeFamily {
+        let name = "trees/fan-out"
+        let parameterSets = sets("properties", [10, 100, 1000])
+        let parameterKinds: [String: ParameterKind] = ["properties": .integer]
+        func expected(fineGrained: Bool, _ p: Parameters) -> Counts? {
+            let n = p.int("properties", default: 10)
+            return fineGrained ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
+                : Counts(notifications: n, invalidations: n, evaluations: n, unnecessary: n - 1)
+        }
+        func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
+            let n = max(1, p.int("properties", default: 10))
+            let graph = ViewGraph<C>()
+            let fields = C.Fields(count: n)
+            for i in 0..<n {
+                graph.mount(ViewNode("field\(i)", depth: 0, holding: Holdings(fields), graph: graph) { fields.value(at: i) })
             }
-        ) { contender, params in
-            func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
-                let n = max(1, params.int("properties", default: 10))
-                let graph = ViewGraph<C>()
-                let fields = C.Fields(count: n)
-                for i in 0..<n {
-                    graph.mount(ViewNode("field\(i)", depth: 0, holding: Holdings(fields), graph: graph) { fields.value(at: i) })
-                }
-                return wrap(Tree(graph: graph) { op in
-                    fields.setValue(fields.value(at: op % n) + 1, at: op % n)
-                    try graph.flush()
-                })
+            return Tree(graph: graph) { op in
+                fields.setValue(fields.value(at: op % n) + 1, at: op % n)
+                try graph.flush()
             }
-            return open(contender)
         }
     }
 
-    static func selector() -> [Benchmark] {
-        family(
-            "trees/selector", sets: sets("rows", [50]), kinds: ["rows": .integer],
-            expected: { _, p in
-                let v = p.int("rows", default: 50)
-                return Counts(notifications: v, invalidations: v, evaluations: v, unnecessary: v - 2)
-            }
-        ) { contender, params in
-            func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
-                let v = max(2, params.int("rows", default: 50))
-                let author = C.Author(name: "A")
-                let books = (0..<v).map { C.Book(id: $0, title: "B\($0)", author: author, isAvailable: true) }
-                let library = C.Library(books: books)
-                library.selectedID = 0
-                let graph = ViewGraph<C>()
-                for book in books {
-                    graph.mount(ViewNode("row\(book.id)", depth: 0, holding: Holdings(book, library), graph: graph) {
-                        library.selectedID == book.id ? 1 : 0
-                    })
-                }
-                return wrap(Tree(graph: graph) { op in
-                    library.selectedID = (op + 1) % v
-                    try graph.flush()
+    /// V rows each read `library.selectedID == book.id`; the selection moves.
+    struct Selector: TreeFamily {
+        let name = "trees/selector"
+        let parameterSets = sets("rows", [50])
+        let parameterKinds: [String: ParameterKind] = ["rows": .integer]
+        func expected(fineGrained: Bool, _ p: Parameters) -> Counts? {
+            let v = max(2, p.int("rows", default: 50))
+            return Counts(notifications: v, invalidations: v, evaluations: v, unnecessary: v - 2)
+        }
+        func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
+            let v = max(2, p.int("rows", default: 50))
+            let author = C.Author(name: "A")
+            let books = (0..<v).map { C.Book(id: $0, title: "B\($0)", author: author, isAvailable: true) }
+            let library = C.Library(books: books)
+            library.selectedID = 0
+            let graph = ViewGraph<C>()
+            for book in books {
+                graph.mount(ViewNode("row\(book.id)", depth: 0, holding: Holdings(book, library), graph: graph) {
+                    library.selectedID == book.id ? 1 : 0
                 })
             }
-            return open(contender)
+            return Tree(graph: graph) { op in
+                library.selectedID = (op + 1) % v
+                try graph.flush()
+            }
         }
     }
 
-    static func isolation() -> [Benchmark] {
-        family(
-            "trees/scope-isolation",
-            expected: { fine, _ in
-                fine ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
-                    : Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)
+    /// A parent reads `fontSize`, its child `theme`; the child's property changes.
+    struct Isolation: TreeFamily {
+        let name = "trees/scope-isolation"
+        func expected(fineGrained: Bool, _: Parameters) -> Counts? {
+            fineGrained ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
+                : Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)
+        }
+        func build<C: Contender>(_: C.Type, _: Parameters) throws -> Tree<C> {
+            let settings = C.Settings()
+            let graph = ViewGraph<C>()
+            graph.mount(ViewNode("parent", depth: 0, holding: Holdings(settings), graph: graph) { Int(settings.fontSize) })
+            graph.mount(ViewNode("child", depth: 1, holding: Holdings(settings), graph: graph) { settings.theme })
+            return Tree(graph: graph) { _ in
+                settings.theme += 1
+                try graph.flush()
             }
-        ) { contender, _ in
-            func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
-                let settings = C.Settings()
-                let graph = ViewGraph<C>()
-                graph.mount(ViewNode("parent", depth: 0, holding: Holdings(settings), graph: graph) { Int(settings.fontSize) })
-                graph.mount(ViewNode("child", depth: 1, holding: Holdings(settings), graph: graph) { settings.theme })
-                return wrap(Tree(graph: graph) { _ in
-                    settings.theme += 1
-                    try graph.flush()
-                })
-            }
-            return open(contender)
         }
     }
 
-    static func coalescing() -> [Benchmark] {
-        family(
-            "trees/coalescing", sets: sets("writes", [1, 10, 100]), kinds: ["writes": .integer],
-            expected: { fine, p in
-                let k = p.int("writes", default: 10)
-                return Counts(notifications: fine ? 1 : k, invalidations: 1, evaluations: 1)
+    /// k writes to one property before a frame.
+    struct Coalescing: TreeFamily {
+        let name = "trees/coalescing"
+        let parameterSets = sets("writes", [1, 10, 100])
+        let parameterKinds: [String: ParameterKind] = ["writes": .integer]
+        func expected(fineGrained: Bool, _ p: Parameters) -> Counts? {
+            let k = max(1, p.int("writes", default: 10))
+            return Counts(notifications: fineGrained ? 1 : k, invalidations: 1, evaluations: 1)
+        }
+        func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
+            let k = max(1, p.int("writes", default: 10))
+            let cell = C.Cell(0)
+            let graph = ViewGraph<C>()
+            graph.mount(ViewNode("view", depth: 0, holding: Holdings(cell), graph: graph) { Int(cell.value) })
+            return Tree(graph: graph) { _ in
+                for _ in 0..<k { cell.value += 1 }
+                try graph.flush()
             }
-        ) { contender, params in
-            func open<C: Contender>(_: C.Type) -> (graph: AnyObject, counts: () -> Counts, verify: () -> Void, op: (Int) throws -> Void) {
-                let k = max(1, params.int("writes", default: 10))
-                let cell = C.Cell(0)
-                let graph = ViewGraph<C>()
-                graph.mount(ViewNode("view", depth: 0, holding: Holdings(cell), graph: graph) { Int(cell.value) })
-                return wrap(Tree(graph: graph) { _ in
-                    for _ in 0..<k { cell.value += 1 }
-                    try graph.flush()
-                })
-            }
-            return open(contender)
         }
     }
 }
