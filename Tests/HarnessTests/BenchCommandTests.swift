@@ -141,4 +141,18 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         #expect(bench(Recorder()).main(["compare", input, root + "/none.json"]) == 5)
         #expect(bench(Recorder()).main(["report", "--input", root + "/none.json"]) == 5)
     }
+
+    @Test func baselineKeepsSummariesNotSamples() throws {
+        let root = temporaryFolder()
+        let input = root + "/results.json"
+        try ResultsWriter.writeFile(JSONFormat.encode(sampleSet()), to: input)
+        let name = "test-\(UUID().uuidString)"
+        #expect(bench(Recorder()).main(["baseline", "save", name, "--input", input]) == 0)
+        let path = Baseline.path(for: name)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let saved = try Baseline.load(name)
+        #expect(saved == sampleSet().withoutSamples)
+        #expect(saved.results[0].metric("time")?.samples == nil)
+        #expect(saved.results[0].metric("time")?.summary == Summary([10, 11, 12, 13, 14, 15, 16]))
+    }
 }

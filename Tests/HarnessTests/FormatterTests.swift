@@ -173,3 +173,22 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(report.contains("![books/toggle: time per operation against n](books-toggle-time.svg)"))
     }
 }
+
+@Suite struct ResultSetTests {
+    @Test func contendersPutTheSuitesThreeFirst() {
+        var set = sampleSet()
+        var extra = set.results[0]
+        extra.contender = "baseline"
+        var naive = set.results[0]
+        naive.contender = "naive"
+        set.results = [extra] + set.results + [naive]
+        #expect(set.contenders == ["lockfree", "apple", "naive", "baseline"])
+        #expect(set.referenceContender == "lockfree")
+    }
+
+    @Test func failedContenderHasNoRatio() {
+        let set = sampleSet(failure: "missed")
+        #expect(set.timeRatio("books/toggle/n=10", "lockfree", "apple") == nil)
+        #expect(sampleSet().timeRatio("books/toggle/n=10", "lockfree", "apple")?.ratio == 13.0 / 23.0)
+    }
+}

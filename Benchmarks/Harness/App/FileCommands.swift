@@ -27,7 +27,7 @@ extension Bench {
             return ExitCode.baselineUnusable
         }
         let path = Baseline.path(for: name)
-        do { try ResultsWriter.writeFile(JSONFormat.encode(set), to: path) } catch {
+        do { try ResultsWriter.writeFile(JSONFormat.encode(set.withoutSamples), to: path) } catch {
             console.err("bench: \(error.message)\n")
             return ExitCode.cannotWrite
         }

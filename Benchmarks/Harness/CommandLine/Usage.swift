@@ -31,7 +31,7 @@ public enum Usage {
         case "report":
             return "USAGE: bench report [--input FILE] [--output DIR]\n\nRegenerates report.md and the SVG charts from a results.json (default results/latest/results.json),\ninto DIR (default: the folder holding FILE).\n"
         case "baseline":
-            return "USAGE: bench baseline save NAME [--input FILE]\n\nCopies a results.json (default results/latest/results.json) to results/baselines/NAME.json.\n"
+            return "USAGE: bench baseline save NAME [--input FILE]\n\nCopies a results.json (default results/latest/results.json) to results/baselines/NAME.json,\nwithout the raw samples (every percentile is kept).\n"
         case "compare":
             return "USAGE: bench compare A B\n\nPrints a Markdown table of every metric in A and B (baseline names or JSON files): old, new, delta,\nratio; \"(?)\" marks rows whose p25..p75 ranges overlap.\n"
         case "check":

@@ -18,16 +18,29 @@ public struct ResultSet: Sendable, Equatable, Codable {
         results.first { $0.benchmark == benchmark && $0.contender == contender }
     }
 
+    /// The same results without raw samples (summaries keep every percentile): what a baseline keeps,
+    /// a few hundred kilobytes instead of megabytes.
+    public var withoutSamples: ResultSet {
+        var copy = self
+        for i in copy.results.indices {
+            for j in copy.results[i].metrics.indices { copy.results[i].metrics[j].samples = nil }
+        }
+        return copy
+    }
+
     /// Benchmark names in first-run order, each once.
     public var benchmarkNames: [String] {
         var seen = Set<String>()
         return results.map(\.benchmark).filter { seen.insert($0).inserted }
     }
 
-    /// Contender names in first-run order, each once.
+    /// Contender names, each once: the suite's three (`lockfree`, `apple`, `naive`) first, then any
+    /// others in first-run order.
     public var contenders: [String] {
         var seen = Set<String>()
-        return results.map(\.contender).filter { seen.insert($0).inserted }
+        let all = results.map(\.contender).filter { seen.insert($0).inserted }
+        let main = ["lockfree", "apple", "naive"].filter(seen.contains)
+        return main + all.filter { !main.contains($0) }
     }
 }
 
