@@ -149,7 +149,11 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         let name = "test-\(UUID().uuidString)"
         #expect(bench(Recorder()).main(["baseline", "save", name, "--input", input]) == 0)
         let path = Baseline.path(for: name)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            rmdir(Baseline.folder)  // only when empty: a checkout's own baselines stay
+            rmdir("results")
+        }
         let saved = try Baseline.load(name)
         #expect(saved == sampleSet().withoutSamples)
         #expect(saved.results[0].metric("time")?.samples == nil)

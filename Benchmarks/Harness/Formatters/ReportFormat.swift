@@ -13,8 +13,9 @@ public enum ReportFormat {
             out += "\n"
         }
         out += "## Headline\n\n" + headline(set)
-        out += "\nTimes are per operation: p50 / p99. Ratios compare p50 times; the interval is a conservative 95%"
-        out += " interval (order-statistic intervals of both medians at 97.5%, combined by Bonferroni).\n"
+        out += "\nTimes are per operation: p50 / p99; `–`: not run for that contender. Ratios compare p50 times; the"
+        out += " interval is a conservative 95% interval (order-statistic intervals of both medians at 97.5%,"
+        out += " combined by Bonferroni). Below ratio 1 the reference is faster.\n"
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }
 
         for group in groups(set) {
@@ -42,15 +43,19 @@ public enum ReportFormat {
     static func headline(_ set: ResultSet) -> String {
         let contenders = set.contenders
         let reference = set.referenceContender
-        let others = contenders.filter { $0 != reference }
+        // Ratio columns only for contenders that share a benchmark with the reference.
+        let others = contenders.filter { other in
+            guard let reference, other != reference else { return false }
+            return set.benchmarkNames.contains { name in set.timeRatio(name, reference, other) != nil }
+        }
         let list = contenders.joined(separator: " / ")
         var header = ["benchmark"] + contenders.map { "\($0) p50 / p99" }
         header += ["mallocs/op (\(list))", "invalidations/op (\(list))"]
-        if let reference { header += others.map { "\(reference) ÷ \($0)" } }
+        if let reference { header += others.map { "\(reference) ÷ \($0) (p50, 95% CI)" } }
         let rows = set.benchmarkNames.map { name -> [String] in
             var row = [name]
             for c in contenders {
-                guard let r = set.result(name, c) else { row.append(""); continue }
+                guard let r = set.result(name, c) else { row.append("–"); continue }
                 if r.failure != nil { row.append("FAILED"); continue }
                 row.append(
                     r.metric(MetricName.time).map {
@@ -60,7 +65,8 @@ public enum ReportFormat {
             for metric in [MetricName.mallocs, MetricName.invalidations] {
                 row.append(
                     contenders.map { c in
-                        set.result(name, c)?.metric(metric).map { NumberFormat.readable($0.summary.p50) } ?? "n/a"
+                        guard let r = set.result(name, c) else { return "–" }
+                        return r.metric(metric).map { NumberFormat.readable($0.summary.p50) } ?? "n/a"
                     }.joined(separator: " / "))
             }
             if let reference {

@@ -9,7 +9,7 @@ public enum SummaryTable {
         header += contenders.map { "\($0) invalidations/op" }
         let rows = set.benchmarkNames.map { name -> [String] in
             func cell(_ c: String, _ metric: String, _ text: (Double) -> String) -> String {
-                guard let r = set.result(name, c) else { return "" }
+                guard let r = set.result(name, c) else { return "–" }
                 if r.failure != nil { return "FAILED" }
                 return r.metric(metric).map { text($0.summary.p50) } ?? "n/a"
             }
