@@ -71,8 +71,13 @@ extension TreeFamily {
         ) { params in
             let tree = try family.build(C.self, params)
             let start = tree.graph.counts
+            // Operations are numbered across runs, so alternating steps keep alternating.
+            var done = 0
             let instance = ClosureInstance(counts: { tree.graph.counts - start }) { ops in
-                for i in 0..<ops { try tree.operation(i) }
+                for _ in 0..<ops {
+                    try tree.operation(done)
+                    done += 1
+                }
                 return tree.graph.counts.evaluations
             }
             instance.onVerify = { tree.graph.verifies = true }

@@ -8,7 +8,8 @@ extension TrackedObject {
     final func _insertObserver(_ content: SlotContent) {
         let first = _firstBlock()
         let start = first.hint.pointee.load(ordering: .relaxed)
-        // Two passes: from the hint to the end, then from the start to the hint.
+        // Look from the hint to the end, then from the start to the hint; append only when the
+        // whole chain is full.
         for pass in 0..<2 {
             var block: SlotBlock? = first
             var position = 0
@@ -24,19 +25,33 @@ extension TrackedObject {
                 }
                 position += capacity
                 if pass == 1 && position >= start { break }
-                if pass == 0, current.following == nil {
-                    // Every slot is taken: append a block and claim its first slot.
-                    let appended = Self._append(after: current)
-                    if Self._claim(appended.slot(0), for: content) {
-                        first.hint.pointee.store(position + 1, ordering: .relaxed)
-                        return
-                    }
-                }
                 block = current.following
             }
         }
-        // Other threads filled the chain meanwhile; try again (appends a block if it is still full).
+        // Every slot is taken: append a block (or use the one another thread appended) and retry.
+        var last = first
+        var position = 0
+        while let next = last.following {
+            position += last.capacity
+            last = next
+        }
+        let appended = Self._append(after: last)
+        for i in 0..<appended.capacity where Self._claim(appended.slot(i), for: content) {
+            first.hint.pointee.store(position + last.capacity + i + 1, ordering: .relaxed)
+            return
+        }
         _insertObserver(content)
+    }
+
+    /// The observer slots allocated for this object (diagnostics and tests).
+    final var _observerSlotCapacity: Int {
+        var total = 0
+        var block = SlotBlock(address: _slots.load(ordering: .acquiring))
+        while let current = block {
+            total += current.capacity
+            block = current.following
+        }
+        return total
     }
 
     private final func _firstBlock() -> SlotBlock {

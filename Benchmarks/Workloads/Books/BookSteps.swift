@@ -160,8 +160,13 @@ enum Books {
                         let scene = BookScene<C>(n: params.int("n", default: 1000), visible: params.int("visible", default: 50))
                         let body = try operation(step, scene)
                         let start = scene.graph.counts
+                        // Operations are numbered across runs, so alternating steps keep alternating.
+                        var done = 0
                         let instance = ClosureInstance(counts: { scene.graph.counts - start }) { ops in
-                            for i in 0..<ops { try body(i) }
+                            for _ in 0..<ops {
+                                try body(done)
+                                done += 1
+                            }
                             return scene.graph.counts.evaluations
                         }
                         instance.onVerify = { scene.graph.verifies = true }

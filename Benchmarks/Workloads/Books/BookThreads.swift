@@ -24,8 +24,11 @@ struct BookThreads: WorkloadFamily {
                     let perThread = max(1, (books.count - first) / threads)
                     let workers = (1..<threads).map { _ in Worker() }
                     let start = scene.graph.counts
+                    var rounds = 0
                     let instance = ClosureInstance(counts: { scene.graph.counts - start }) { ops in
-                        for round in 0..<ops {
+                        for _ in 0..<ops {
+                            let round = rounds
+                            rounds += 1
                             let toggle: @Sendable (Int) -> Void = { [books = UncheckedSendable(books)] t in
                                 let base = first + t * perThread
                                 for k in 0..<togglesPerThread {

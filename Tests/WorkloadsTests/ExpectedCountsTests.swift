@@ -1,0 +1,50 @@
+import Contenders
+import Harness
+import Testing
+
+@testable import Workloads
+
+/// Runs every benchmark of the suite at small sizes, with the oracle on, and asserts the counts it
+/// declares exactly: the same check `bench` makes at full size.
+@Suite struct ExpectedCountsTests {
+    /// Each benchmark with its default parameter sets, shrunk to test sizes.
+    static let cases: [(benchmark: Benchmark, parameters: Parameters)] = Suite.all().flatMap { benchmark in
+        benchmark.defaultParameterSets.map { (benchmark, shrink($0)) }
+    }
+
+    static func shrink(_ parameters: Parameters) -> Parameters {
+        var small = parameters
+        if let n = small["n"].flatMap({ Int($0) }), n > 1000 { small["n"] = "1000" }
+        if let layers = small["layers"].flatMap({ Int($0) }), layers > 1000 { small["layers"] = "1000" }
+        if let iterations = small["iterations"].flatMap({ Int($0) }), iterations > 50 { small["iterations"] = "50" }
+        return small
+    }
+
+    @Test(arguments: 0..<cases.count)
+    func countsAreExactAndNothingIsMissed(_ index: Int) throws {
+        let (benchmark, parameters) = Self.cases[index]
+        let name = benchmark.name(with: parameters) + " [" + benchmark.contender + "]"
+        let instance = try benchmark.make(parameters)
+        instance.enableVerification()
+        _ = try instance.run(operations: 1)
+        let before = instance.counts
+        let operations = 4
+        _ = try instance.run(operations: operations)
+        let measured = instance.counts - before
+        #expect(measured.missed == 0, "\(name): missed updates")
+        if let expected = benchmark.expectedCounts?(parameters) {
+            let wanted = InvalidationCounts(
+                notifications: expected.notifications * operations, invalidations: expected.invalidations * operations,
+                evaluations: expected.evaluations * operations, unnecessary: expected.unnecessary * operations,
+                missed: 0)
+            #expect(measured == wanted, "\(name)")
+        }
+    }
+
+    @Test func everyBenchmarkRunsOnEveryContender() {
+        let families = Dictionary(grouping: Suite.all().filter { $0.contender != "baseline" }, by: \.family)
+        for (family, benchmarks) in families {
+            #expect(Set(benchmarks.map(\.contender)) == Set(Contenders.names), "\(family)")
+        }
+    }
+}
