@@ -172,6 +172,11 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(charts.map(\.group) == ["primitives", "books", "books"])
         let report = ReportFormat.format(set, charts: charts)
         #expect(report.contains("![books/toggle: time per operation against n](books-toggle-time.svg)"))
+        let series = ChartSet.lineSeries(set.results.filter { $0.family == "books/toggle" }, contenders: set.contenders, metric: "time")
+        #expect(series == [
+            SVGChart.Series(name: "lockfree", points: [(x: 10, y: 13), (x: 1000, y: 13)]),
+            SVGChart.Series(name: "apple", points: [(x: 10, y: 23), (x: 1000, y: 23)]),
+        ])
     }
 }
 

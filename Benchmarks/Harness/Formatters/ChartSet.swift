@@ -49,15 +49,20 @@ public enum ChartSet {
         return charts
     }
 
-    /// One series per contender and combination of the other parameters.
+    /// One series per contender and combination of the other parameters that vary in the family
+    /// (constant ones are left out of the label).
     static func lineSeries(_ results: [BenchmarkResult], contenders: [String], metric: String) -> [SVGChart.Series] {
+        var values: [String: Set<String>] = [:]
+        for r in results { for p in r.parameters where p.key != "n" { values[p.key, default: []].insert(p.value) } }
+        let varying = Set(values.filter { $0.value.count > 1 }.keys)
         var series: [SVGChart.Series] = []
         for c in contenders {
             var keys: [String] = []
             var points: [String: [(x: Double, y: Double)]] = [:]
             for r in results where r.contender == c {
                 guard let n = r.parameter("n").flatMap(Double.init), let y = r.metric(metric)?.summary.p50 else { continue }
-                let rest = r.parameters.filter { $0.key != "n" }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+                let rest = r.parameters.filter { varying.contains($0.key) }.map { "\($0.key)=\($0.value)" }
+                    .joined(separator: " ")
                 if points[rest] == nil { keys.append(rest) }
                 points[rest, default: []].append((x: n, y: y))
             }
