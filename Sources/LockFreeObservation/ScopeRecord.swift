@@ -16,6 +16,12 @@ struct ScopeRecord: ~Copyable {
     @usableFromInline let state: Atomic<UInt64>
     /// The next free record while this one is on the free list (its index, 0 for none).
     @usableFromInline let nextFree: Atomic<UInt32>
+    /// Slots this incarnation still holds in living objects: bits 32..<64 the generation it was
+    /// set for, bits 0..<32 the count. Set when the scope is armed; an object's `deinit` takes one
+    /// off per live slot it held (compare-and-swap on the same generation, so a recycled record is
+    /// never touched), and the scope is cancelled when it reaches 0: a scope whose objects are all
+    /// gone can never fire, and must not keep its callback alive.
+    @usableFromInline let watchedSlots: Atomic<UInt64>
 
     // The payload is written by the arming thread before its release store of `armed`, read only by
     // a thread that won a transition out of `armed` (acquire), and cleared by the recycler, which
@@ -33,6 +39,7 @@ struct ScopeRecord: ~Copyable {
     init() {
         state = Atomic(0)
         nextFree = Atomic(0)
+        watchedSlots = Atomic(0)
         onChange = nil
         observer = nil
         isContinuous = Atomic(false)

@@ -38,10 +38,15 @@ open class TrackedObject {
 
     deinit {
         // No other thread can reach the object now, so its blocks can go. Observers still in them
-        // are dropped silently, as Apple's registrar drops them.
+        // are dropped silently, as Apple's registrar drops them; a scope that loses its last
+        // object is closed so that its callback is released.
         var block = SlotBlock(address: _slots.load(ordering: .acquiring))
         while let current = block {
             block = current.following
+            for i in 0..<current.capacity {
+                let raw = current.slot(i).pointee.load(ordering: .acquiring)
+                if raw != 0 { TrackingScope.objectWentAway(SlotContent(raw: raw)) }
+            }
             current.deallocate()
         }
     }

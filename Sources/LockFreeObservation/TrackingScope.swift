@@ -106,6 +106,9 @@ enum TrackingScope {
         }
         record.pointee.isContinuous.store(continuous, ordering: .relaxed)
         let generation = free.generation
+        var slots: UInt64 = 0
+        for i in start..<end { slots += UInt64(thread.pointee.entries[i].mask.nonzeroBitCount) }
+        record.pointee.watchedSlots.store(UInt64(generation) << 32 | slots, ordering: .relaxed)
         // Release: publishes the payload to whichever thread claims the record from a slot.
         record.pointee.state.store(
             ScopeState(generation: generation, phase: ScopeState.armed).raw, ordering: .releasing)
@@ -150,6 +153,26 @@ enum TrackingScope {
                 return
             }
             state = ScopeState(raw: current)
+        }
+    }
+
+    /// A slot of a dying object held `content`: if that scope is still armed, it holds one slot
+    /// fewer, and is cancelled when it holds none.
+    static func objectWentAway(_ content: SlotContent) {
+        let record = ScopeTable.shared.record(content.record)
+        let state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
+        guard content.isLive(in: state) else { return }
+        var watched = record.pointee.watchedSlots.load(ordering: .acquiring)
+        while UInt32(truncatingIfNeeded: watched >> 32) == state.generation && watched & 0xFFFF_FFFF > 0 {
+            let (exchanged, current) = record.pointee.watchedSlots.compareExchange(
+                expected: watched, desired: watched - 1, ordering: .acquiringAndReleasing)
+            if exchanged {
+                if (watched - 1) & 0xFFFF_FFFF == 0 {
+                    TrackingToken(record: content.record, generation: state.generation).cancel()
+                }
+                return
+            }
+            watched = current
         }
     }
 

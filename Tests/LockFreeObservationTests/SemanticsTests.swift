@@ -287,13 +287,12 @@ extension RegistrarTests {
                 token = soloToken
             }
             #expect(observer.count == 0)
-            // Clean up the record of a scope whose only object is gone (see the known issue below).
-            token.cancel()
+            // The scope whose only object is gone was closed with it.
+            #expect(!token.isArmed)
         }
 
-        /// A scope whose observed objects have all deinitialised can never fire, but nothing closes it:
-        /// its record stays armed and keeps its `onChange` (and everything that captures) alive until
-        /// someone cancels the token. Apple's registrar releases the closure with the object.
+        /// A scope whose observed objects have all deinitialised can never fire: it is closed, and its
+        /// `onChange` (and everything that captures) released, as Apple's registrar releases it.
         @Test func deinitOfEveryObservedObjectReleasesTheCallback() {
             final class Captured: Sendable {
                 let released: Counter
@@ -307,11 +306,10 @@ extension RegistrarTests {
                 let doomed = Counters()
                 (_, token) = withCancellableTracking({ _ = doomed.count }, onChange: { _ = captured })
             }
-            withKnownIssue("the scope record outlives its objects: onChange is released only by cancel()") {
-                #expect(released.value == 1)
-                #expect(!token.isArmed)
-            }
-            token.cancel()
+            // The scope lost its last object: it is closed and its callback released.
+            #expect(released.value == 1)
+            #expect(!token.isArmed)
+            #expect(!token.cancel())
             #expect(released.value == 1)
         }
 
