@@ -20,6 +20,18 @@ import Testing
         #expect(verdict.exitCode == 2)
     }
 
+    @Test func changedExtraValueIsARegression() {
+        func withSum(_ sum: Double) -> ResultSet {
+            var set = sampleSet()
+            set.results[0].metrics.append(MetricResult(name: "sum", unit: "value", value: sum))
+            return set
+        }
+        #expect(Gate.evaluate(baseline: withSum(16), current: withSum(16), thresholds: thresholds).exitCode == 0)
+        let verdict = Gate.evaluate(baseline: withSum(16), current: withSum(15), thresholds: thresholds)
+        #expect(verdict.regressions.map(\.metric) == ["sum"])
+        #expect(verdict.exitCode == 2)
+    }
+
     @Test func mallocsBeyondToleranceRegress() {
         let verdict = Gate.evaluate(baseline: sampleSet(), current: sampleSet(mallocs: 1.6), thresholds: thresholds)
         #expect(verdict.regressions.map(\.metric) == ["mallocs", "mallocs"])

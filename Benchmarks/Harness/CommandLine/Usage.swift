@@ -39,7 +39,8 @@ public enum Usage {
                 USAGE: bench check --baseline FILE [run options]
 
                 Runs the suite (with the run options) and gates it against FILE:
-                  - count metrics (notifications, invalidations, evaluations, unnecessary, missed) exactly;
+                  - count metrics (notifications, invalidations, evaluations, unnecessary, missed) exactly,
+                    and a workload's extra values (e.g. the grid's sum and count) exactly;
                   - mallocs per operation within an absolute tolerance;
                   - time only as the ratio lockfree p50 / apple p50 of this run against the baseline's ratio,
                     within a factor; suspects are re-measured with more samples before the verdict.

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Runs a measuring pass somewhere: in a child process (`bench`) or in this process (tests).
@@ -43,12 +44,19 @@ public struct ChildProcessExecutor: PassExecutor {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
+    /// A child that takes longer than this is killed and its benchmark fails: a hung workload must
+    /// not hang the suite. Generous: setup of the largest parameter sets takes seconds.
+    static let timeLimitSeconds = 300.0
+
     public func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
-        spawn(request(run, pass: "time", plan: plan, operations: nil), extraEnvironment: [:])
+        let limit = Self.timeLimitSeconds + 8 * Double(plan.budgetNanoseconds + plan.warmupNanoseconds) / 1e9
+        return spawn(request(run, pass: "time", plan: plan, operations: nil), extraEnvironment: [:], limit: limit)
     }
 
     public func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
-        spawn(request(run, pass: "count", plan: nil, operations: operations), extraEnvironment: ["MALLOC_CONF": "tcache:false"])
+        spawn(
+            request(run, pass: "count", plan: nil, operations: operations),
+            extraEnvironment: ["MALLOC_CONF": "tcache:false"], limit: Self.timeLimitSeconds)
     }
 
     func request(_ run: PlannedRun, pass: String, plan: TimingPlan?, operations: Int?) -> ChildRequest {
@@ -58,7 +66,7 @@ public struct ChildProcessExecutor: PassExecutor {
             plan: plan, operations: operations)
     }
 
-    func spawn(_ request: ChildRequest, extraEnvironment: [String: String]) -> Measurer.PassReport {
+    func spawn(_ request: ChildRequest, extraEnvironment: [String: String], limit: Double) -> Measurer.PassReport {
         let failed = { (why: String) in Measurer.PassReport(metrics: [], failure: why, batch: 0) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -68,14 +76,20 @@ public struct ChildProcessExecutor: PassExecutor {
         let pipe = Pipe()
         process.standardOutput = pipe
         do { try process.run() } catch { return failed("could not start a child process: \(error)") }
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        watchdog.cancel()
         let text = String(decoding: data, as: UTF8.self)
         if let line = text.split(separator: "\n").last(where: { $0.hasPrefix(Self.marker) }),
             let report = try? JSONDecoder().decode(
                 Measurer.PassReport.self, from: Data(line.dropFirst(Self.marker.count).utf8))
         {
             return report
+        }
+        if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM {
+            return failed("the \(request.pass) pass took longer than \(Int(limit)) s and was stopped")
         }
         let how = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
         return failed("the \(request.pass) pass crashed (\(how) \(process.terminationStatus)) without a result")

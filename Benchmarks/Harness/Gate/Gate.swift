@@ -1,7 +1,8 @@
 /// The regression gate: a pure decision on two result sets and the thresholds.
 ///
 /// - Count metrics (`MetricName.counts`) must equal the baseline's exactly: more is a regression,
-///   fewer an improvement.
+///   fewer an improvement. A workload's extra metrics (unit `value`, e.g. the grid's `sum` and
+///   `count`) are deterministic results: any change is a regression.
 /// - `mallocs` per operation may move by the benchmark's absolute tolerance.
 /// - Time is gated only as the ratio `lockfree p50 / apple p50` measured in the same run, against
 ///   the baseline's ratio, within `timeRatioTolerance` (a factor). Absolute times drift between runs
@@ -50,6 +51,11 @@ public enum Gate {
                 guard let o = old.metric(metric)?.summary.p50, let n = new.metric(metric)?.summary.p50, o != n else { continue }
                 findings.append(Finding(kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
                     contender: new.contender, metric: metric, old: o, new: n, allowed: "exactly equal"))
+            }
+            for metric in new.metrics where metric.unit == "value" {
+                guard let o = old.metric(metric.name)?.summary.p50, o != metric.summary.p50 else { continue }
+                findings.append(Finding(kind: .regression, benchmark: new.benchmark, contender: new.contender,
+                    metric: metric.name, old: o, new: metric.summary.p50, allowed: "exactly equal"))
             }
             if let o = old.metric(MetricName.mallocs)?.summary.p50, let n = new.metric(MetricName.mallocs)?.summary.p50 {
                 let tolerance = thresholds.mallocTolerance(for: new.benchmark)
