@@ -50,7 +50,10 @@ extension Bench {
     /// Prints one line per failed benchmark on stderr; returns whether any failed.
     func reportFailures(_ set: ResultSet) -> Bool {
         let failures = set.results.filter { $0.failure != nil }
-        for f in failures { console.err("FAILED \(f.benchmark) on \(f.contender): \(f.failure!)\n") }
+        for f in failures {
+            let message = f.failure!.split(whereSeparator: \.isNewline).joined(separator: " ")
+            console.err("FAILED \(f.benchmark) on \(f.contender): \(message)\n")
+        }
         return !failures.isEmpty
     }
 

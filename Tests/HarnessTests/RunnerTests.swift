@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Harness
+
+/// Records the plans it is given and reports a fixed result, without measuring.
+final class PlanRecorder: PassExecutor {
+    let plans = Mutex<[TimingPlan]>([])
+    let countingOperations = Mutex<[Int]>([])
+    func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
+        plans.withLock { $0.append(plan) }
+        return Measurer.PassReport(metrics: [MetricResult(name: "time", unit: "ns", value: 1)], failure: nil, batch: 64)
+    }
+    func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+        countingOperations.withLock { $0.append(operations) }
+        return Measurer.PassReport(metrics: [MetricResult(name: "mallocs", unit: "count", value: 2)], failure: run.contender == "apple" ? "missed" : nil, batch: operations)
+    }
+}
+
+@Suite struct RunnerTests {
+    func runs() throws -> [PlannedRun] {
+        let suite = ["lockfree", "apple"].flatMap { c in
+            [Benchmark(family: "a", contender: c, countingOperations: 100) { _ in NoOp() }, Benchmark(family: "b", contender: c) { _ in NoOp() }]
+        }
+        return try Selection().plan(suite)
+    }
+
+    @Test func mergesPassesAndUsesDeclaredCountingOperations() throws {
+        let recorder = PlanRecorder()
+        let plan = TimingPlan(budgetNanoseconds: 1_000_000, maxSamples: 10)
+        let results = Runner(executor: recorder).run(try runs(), plan: plan)
+        #expect(results.map { "\($0.benchmark)@\($0.contender)" } == ["a@lockfree", "a@apple", "b@lockfree", "b@apple"])
+        #expect(results[0].metrics.map(\.name) == ["time", "mallocs"])
+        #expect(results[0].failure == nil)
+        #expect(results[1].failure == "missed")
+        #expect(recorder.countingOperations.withLock { $0 } == [100, 100, 1, 1])  // not the timing batch (64)
+        #expect(recorder.plans.withLock { $0 } == [plan, plan, plan, plan])
+    }
+
+    @Test func deadlineSharesTheTimeLeft() throws {
+        let recorder = PlanRecorder()
+        let plan = TimingPlan(budgetNanoseconds: 1, maxSamples: 10)
+        _ = Runner(executor: recorder).run(try runs(), plan: plan, deadline: 1, mode: .quick)
+        let budgets = recorder.plans.withLock { $0 }.map { Double($0.budgetNanoseconds) / 1e9 }
+        // The recorder spends none of its budget, so each run gets the whole second left over the runs
+        // left: 1/4, 1/3, 1/2, then 1 capped at quick's 0.5 s.
+        let expected = [0.25, 1.0 / 3, 0.5, 0.5]
+        #expect(budgets.count == 4)
+        #expect(zip(budgets, expected).allSatisfy { abs($0 - $1) < 0.005 }, "\(budgets)")
+        let tight = PlanRecorder()
+        _ = Runner(executor: tight).run(try runs(), plan: plan, deadline: 0.01, mode: .quick)
+        #expect(tight.plans.withLock { $0 }.allSatisfy { $0.budgetNanoseconds == 30_000_000 })  // the floor
+    }
+
+    @Test func measuringCommandsAreKnown() {
+        #expect(Bench.measures([]))
+        #expect(Bench.measures(["run", "--quick"]))
+        #expect(Bench.measures(["check", "--baseline", "x"]))
+        #expect(!Bench.measures(["list"]))
+        #expect(!Bench.measures(["report"]))
+        #expect(!Bench.measures(["--no-such-flag"]))
+    }
+
+    @Test func childRequestRoundTripsAndBadRequestsAreUsageErrors() throws {
+        let request = ChildRequest(family: "a", contender: "lockfree", parameters: [ParameterEntry(key: "n", value: "3")],
+            pass: "count", plan: nil, operations: 7)
+        let json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+        #expect(try JSONDecoder().decode(ChildRequest.self, from: Data(json.utf8)) == request)
+        #expect(ChildProcessExecutor.serve("{ bad", suite: []) == 64)
+        #expect(ChildProcessExecutor.serve(json, suite: []) == 64)
+    }
+}
