@@ -102,7 +102,6 @@ extension TrackedObject {
         let thread = tracking_thread_state()!
         let pendingStart = thread.pointee.pendingCount
         let table = ScopeTable.shared
-        var liveOnBit = 0
         var firstFreed = Int.max
         var position = 0
         var block: SlotBlock? = first
@@ -121,18 +120,14 @@ extension TrackedObject {
                     }
                     continue
                 }
-                guard content.property == property else {
-                    if content.property & 63 == property & 63 { liveOnBit += 1 }
-                    continue
-                }
+                guard content.property == property else { continue }
                 if _claimCallback(record, &state) {
                     if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
                     thread.pointee.pending[thread.pointee.pendingCount] = content.record
                     thread.pointee.pendingCount += 1
                 }
-                if state.isArmed {
-                    liveOnBit += 1  // a continuous observer stays
-                } else if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
+                // A continuous observer stays; a closed one-shot scope's slot is emptied.
+                if !state.isArmed, slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
                     firstFreed = min(firstFreed, position + i)
                 }
             }
@@ -142,7 +137,6 @@ extension TrackedObject {
         if firstFreed < first.hint.pointee.load(ordering: .relaxed) {
             first.hint.pointee.store(firstFreed, ordering: .relaxed)
         }
-        if liveOnBit == 0 { _clearObservedBit(property & 63, first) }
 
         // Run the callbacks claimed above. A callback may mutate again, which appends above our range.
         var i = pendingStart
@@ -174,22 +168,4 @@ extension TrackedObject {
         return false
     }
 
-    /// Clears bit `bit` of `_observed` when no live observer uses it, without losing a concurrent
-    /// install: clear, then re-scan; an install that published its slot before our clear is found by
-    /// the re-scan (both seq_cst), and one that publishes after it sets the bit again itself.
-    private final func _clearObservedBit(_ bit: Int, _ first: SlotBlock) {
-        let mask: UInt64 = 1 << UInt64(bit)
-        _observed.bitwiseAnd(~mask, ordering: .sequentiallyConsistent)
-        var block: SlotBlock? = first
-        while let current = block {
-            for i in 0..<current.capacity {
-                let raw = current.slot(i).pointee.load(ordering: .sequentiallyConsistent)
-                if raw != 0 && SlotContent(raw: raw).property & 63 == bit && Self._isLive(SlotContent(raw: raw)) {
-                    _observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
-                    return
-                }
-            }
-            block = current.following
-        }
-    }
 }

@@ -19,9 +19,11 @@ open class TrackedObject {
     // Not `Sendable`, like `@Observable` classes: the registrar state below is atomic and safe to
     // share, but the subclass's properties are the app's to synchronise.
 
-    /// Bit `p % 64` is set while property `p` may have an observer. A mutation whose bit is clear
-    /// returns after one load. Set by installs (seq_cst OR after the slot is written) and cleared by
-    /// mutations that find no live observer for the bit (clear, then re-scan, then re-set if needed).
+    /// Bit `p % 64` is set once property `p` (or another property with the same bit) has had an
+    /// observer: a mutation whose bit is clear returns after one load. Set by installs (seq_cst OR
+    /// after the slot is written) and never cleared while the object lives: clearing would open a
+    /// window in which a concurrent mutation misses an observer being published. A property that
+    /// was observed once pays, on mutation, a scan of the object's few slots instead of one load.
     @usableFromInline let _observed = Atomic<UInt64>(0)
     /// Mutation version: incremented (seq_cst) at every willSet, before the observed mask is loaded.
     /// A scope records it at its first read and re-checks it after publishing its observers: with the

@@ -117,20 +117,24 @@ enum TrackingScope {
         let entries = thread.pointee.entries!
         for i in start..<end {
             let entry = entries[i]
-            let object = Unmanaged<TrackedObject>.fromOpaque(entry.object).takeUnretainedValue()
-            var bits = entry.mask
-            while bits != 0 {
-                let bit = bits.trailingZeroBitCount
-                bits &= bits &- 1
-                object._insertObserver(
-                    SlotContent(record: index, generation: generation, property: Int(entry.word) << 6 | bit))
-            }
-            // The installer's Dekker half: slots written (seq_cst), then the mask published, then the
-            // version loaded. A mutation since the first read that was not this thread's own means a
-            // change this scope may have missed: report it now instead of losing it.
-            object._observed.bitwiseOr(entry.mask, ordering: .sequentiallyConsistent)
-            if object._version.load(ordering: .sequentiallyConsistent) != entry.version &+ UInt64(entry.ownWrites) {
-                changed = true
+            Unmanaged<TrackedObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
+                var bits = entry.mask
+                while bits != 0 {
+                    let bit = bits.trailingZeroBitCount
+                    bits &= bits &- 1
+                    object._insertObserver(
+                        SlotContent(record: index, generation: generation, property: Int(entry.word) << 6 | bit))
+                }
+                // The installer's Dekker half: slots written (seq_cst), then the mask published,
+                // then the version loaded. Bits are never cleared, so one already set needs no
+                // write. A mutation since the first read that was not this thread's own means a
+                // change this scope may have missed: report it now instead of losing it.
+                if object._observed.load(ordering: .sequentiallyConsistent) & entry.mask != entry.mask {
+                    object._observed.bitwiseOr(entry.mask, ordering: .sequentiallyConsistent)
+                }
+                if object._version.load(ordering: .sequentiallyConsistent) != entry.version &+ UInt64(entry.ownWrites) {
+                    changed = true
+                }
             }
         }
         let token = TrackingToken(record: index, generation: generation)
