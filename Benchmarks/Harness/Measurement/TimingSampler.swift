@@ -31,21 +31,17 @@ public struct TimingResult: Sendable {
     public var nanosecondsPerOperation: [Double]
     /// Operations per sample.
     public var batch: Int
-    /// Operations run in all, calibration and warm-up included.
-    public var operations: Int
 }
 
 /// The timing pass: calibrate a batch size, warm up, then sample until the budget or the cap.
 public enum TimingSampler {
     public static func measure(_ instance: any BenchmarkInstance, plan: TimingPlan) throws -> TimingResult {
-        var operations = 0
         var checksum = 0
         func timed(_ batch: Int) throws -> UInt64 {
             sched_yield()
             let start = monotonicNanoseconds()
             checksum &+= try instance.run(operations: batch)
             let end = monotonicNanoseconds()
-            operations += batch
             return end - start
         }
 
@@ -78,6 +74,6 @@ public enum TimingSampler {
             }
         }
         blackHole(checksum)
-        return TimingResult(nanosecondsPerOperation: samples, batch: batch, operations: operations)
+        return TimingResult(nanosecondsPerOperation: samples, batch: batch)
     }
 }

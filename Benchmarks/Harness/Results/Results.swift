@@ -119,14 +119,4 @@ public enum MetricName {
 
     /// Count metrics gated exactly.
     public static let counts = [notifications, invalidations, evaluations, unnecessary, missed]
-    /// Metrics that come from jemalloc, absent when allocation counting is unavailable.
-    public static let allocation = [mallocs, bytes, retainedBytes]
-
-    public static func unit(of name: String) -> String {
-        switch name {
-        case time, setupTime: "ns"
-        case bytes, retainedBytes: "bytes"
-        default: "count"
-        }
-    }
 }
