@@ -87,7 +87,7 @@ enum Primitives {
 
         // Track K properties of one object, then one mutation fires the scope.
         list.append(Benchmark(
-            family: "primitives/track-fire", contender: name,
+            family: "primitives/track-properties-fire", contender: name,
             parameterSets: sets("properties", [1, 8]), parameterKinds: ["properties": .integer],
             expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
         ) { params in
@@ -111,7 +111,7 @@ enum Primitives {
 
         // Track one property of each of M objects, then one mutation fires the scope.
         list.append(Benchmark(
-            family: "primitives/track-fire", contender: name,
+            family: "primitives/track-objects-fire", contender: name,
             parameterSets: sets("objects", [8, 64]), parameterKinds: ["objects": .integer],
             expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
         ) { params in

@@ -41,6 +41,13 @@ import Testing
         }
     }
 
+    @Test func benchmarkNamesAreUnique() {
+        let names = Suite.all().flatMap { b in b.defaultParameterSets.map { b.name(with: $0) + " " + b.contender } }
+        #expect(Set(names).count == names.count)
+        let families = Suite.all().map { $0.family + " " + $0.contender }
+        #expect(Set(families).count == families.count, "one declaration per family and contender")
+    }
+
     @Test func everyBenchmarkRunsOnEveryContender() {
         let families = Dictionary(grouping: Suite.all().filter { $0.contender != "baseline" }, by: \.family)
         for (family, benchmarks) in families {
