@@ -44,7 +44,12 @@ private final class Node {
         let kept = [UInt8](repeating: 1, count: 1 << 20)
         let after = counter.liveBytes()
         blackHole(kept)
-        #expect(after >= before + (1 << 20))
+        // One large allocation in this thread's own arena: 1 MiB of elements plus the array's header,
+        // rounded up to jemalloc's next large size class, 1.25 MiB. Live bytes are arena-wide, so a few
+        // small regions moving between caches while other tests run may add a little (bench counts
+        // retained bytes in a child of its own, with the caches off).
+        #expect(after - before >= 1_310_720)
+        #expect(after - before < 1_310_720 + 65_536)
     }
     #else
     @Test func unavailableWithoutJemalloc() throws {

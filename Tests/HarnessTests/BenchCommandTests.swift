@@ -139,7 +139,9 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         #expect(bench(c).main(["compare", input, input]) == 0)
         #expect(c.out.withLock { $0 }.contains("| books/toggle/n=10 | lockfree | time | 13.0 ns | 13.0 ns | 0.00 ns | 1.00 (?) |"))
         #expect(bench(Recorder()).main(["compare", input, root + "/none.json"]) == 5)
-        #expect(bench(Recorder()).main(["report", "--input", root + "/none.json"]) == 5)
+        let missing = Recorder()
+        #expect(bench(missing).main(["report", "--input", root + "/none.json"]) == 5)
+        #expect(missing.err.withLock { $0 } == "bench: results file '\(root)/none.json' does not exist\n")
     }
 
     @Test func baselineKeepsSummariesNotSamples() throws {

@@ -4,7 +4,7 @@ extension Bench {
     /// `bench report`: regenerate report.md and the charts from a results.json.
     func report(input: String, output: String?) -> Int32 {
         let set: ResultSet
-        do { set = try Baseline.load(input) } catch {
+        do { set = try Baseline.load(input, role: "results file") } catch {
             console.err("bench: \(error.message)\n")
             return ExitCode.baselineUnusable
         }
@@ -22,7 +22,7 @@ extension Bench {
     /// `bench baseline save NAME`: keep a results.json as `results/baselines/NAME.json`.
     func saveBaseline(name: String, input: String) -> Int32 {
         let set: ResultSet
-        do { set = try Baseline.load(input) } catch {
+        do { set = try Baseline.load(input, role: "results file") } catch {
             console.err("bench: \(error.message)\n")
             return ExitCode.baselineUnusable
         }

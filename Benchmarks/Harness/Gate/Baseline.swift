@@ -17,15 +17,15 @@ public enum Baseline {
         reference.contains("/") || reference.hasSuffix(".json") ? reference : "\(folder)/\(reference).json"
     }
 
-    /// Loads a result set, with a one-line reason when it cannot.
-    public static func load(_ reference: String) throws(BaselineError) -> ResultSet {
+    /// Loads a result set, with a one-line reason when it cannot. `role` names it in messages.
+    public static func load(_ reference: String, role: String = "baseline") throws(BaselineError) -> ResultSet {
         let path = path(for: reference)
-        guard FileManager.default.fileExists(atPath: path) else { throw BaselineError("baseline '\(path)' does not exist") }
+        guard FileManager.default.fileExists(atPath: path) else { throw BaselineError("\(role) '\(path)' does not exist") }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw BaselineError("baseline '\(path)' cannot be read")
+            throw BaselineError("\(role) '\(path)' cannot be read")
         }
         do { return try JSONDecoder().decode(ResultSet.self, from: data) } catch {
-            throw BaselineError("baseline '\(path)' is not a results.json: \(describe(error))")
+            throw BaselineError("\(role) '\(path)' is not a results.json: \(describe(error))")
         }
     }
 

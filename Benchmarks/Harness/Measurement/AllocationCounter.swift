@@ -20,7 +20,7 @@ public struct AllocationCounter {
     private var largeRequests: [Int]
     private var flushMIB: [Int]
     private var epochMIB: [Int]
-    private var allocatedMIB: [Int]
+    private var allocatedMIBs: [[Int]]
     private let allocatedPointer: UnsafeMutablePointer<UInt64>?
     #endif
 
@@ -54,14 +54,18 @@ public struct AllocationCounter {
             var one: UInt64 = 1
             guard mallctl("epoch", nil, nil, &one, MemoryLayout<UInt64>.size) == 0 else { return nil }
         }
+        let live =
+            scope == .process
+            ? [mib("stats.allocated")]
+            : [mib("stats.arenas.\(arena).small.allocated"), mib("stats.arenas.\(arena).large.allocated")]
         guard let s = mib("stats.arenas.\(arena).small.nrequests"), let l = mib("stats.arenas.\(arena).large.nrequests"),
-            let f = mib("thread.tcache.flush"), let e = mib("epoch"), let a = mib("stats.allocated")
+            let f = mib("thread.tcache.flush"), let e = mib("epoch"), !live.contains(where: { $0 == nil })
         else { return nil }
         smallRequests = s
         largeRequests = l
         flushMIB = f
         epochMIB = e
-        allocatedMIB = a
+        allocatedMIBs = live.compactMap { $0 }
         var pointer: UnsafeMutablePointer<UInt64>?
         var size = MemoryLayout<UnsafeMutablePointer<UInt64>?>.size
         guard mallctl("thread.allocatedp", &pointer, &size, nil, 0) == 0 else { return nil }
@@ -97,30 +101,37 @@ public struct AllocationCounter {
     /// Reads the counters now. Flushes this thread's cache first so its requests are merged.
     public func read() -> Reading {
         #if Jemalloc
-        var mallocs: UInt64 = 0
-        flushMIB.withUnsafeBufferPointer { _ = mallctlbymib($0.baseAddress, $0.count, nil, nil, nil, 0) }
+        flush()
         refresh()
-        mallocs = value(smallRequests) + value(largeRequests)
-        return Reading(mallocs: mallocs, bytes: allocatedPointer?.pointee ?? 0)
+        return Reading(mallocs: value(smallRequests) + value(largeRequests), bytes: allocatedPointer?.pointee ?? 0)
         #else
         return Reading(mallocs: 0, bytes: 0)
         #endif
     }
 
-    /// Bytes currently allocated by the application in the whole process (`stats.allocated`).
+    /// Bytes currently allocated by the application: in the whole process (`stats.allocated`), or
+    /// for `.callingThread` in its own arena (small + large allocated). Flushes this thread's cache
+    /// first: regions it holds count as allocated until they go back to the arena.
     public func liveBytes() -> UInt64 {
         #if Jemalloc
+        flush()
         refresh()
-        var v = 0
-        var size = MemoryLayout<Int>.size
-        allocatedMIB.withUnsafeBufferPointer { _ = mallctlbymib($0.baseAddress, $0.count, &v, &size, nil, 0) }
-        return UInt64(v)
+        return allocatedMIBs.reduce(0) { total, mib in
+            var v = 0
+            var size = MemoryLayout<Int>.size
+            mib.withUnsafeBufferPointer { _ = mallctlbymib($0.baseAddress, $0.count, &v, &size, nil, 0) }
+            return total + UInt64(v)
+        }
         #else
         return 0
         #endif
     }
 
     #if Jemalloc
+    private func flush() {
+        flushMIB.withUnsafeBufferPointer { _ = mallctlbymib($0.baseAddress, $0.count, nil, nil, nil, 0) }
+    }
+
     private func refresh() {
         var one: UInt64 = 1
         epochMIB.withUnsafeBufferPointer {
