@@ -128,6 +128,42 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         #expect(r.out.withLock { $0 }.isEmpty)
     }
 
+    /// Runs once, rewrites the invalidations of the saved results to `baselineInvalidations`, and
+    /// checks a second run against that baseline.
+    func checkAgainstEditedBaseline(invalidations baselineInvalidations: Double) throws -> (Int32, String) {
+        let root = temporaryFolder()
+        let b = bench(Recorder())
+        #expect(b.main(["run", "--quick", "--samples", "5", "--filter", "books", "--output", root + "/first"]) == 0)
+        var baseline = try JSONFormat.decode(try #require(read(root + "/first/results.json")))
+        for i in baseline.results.indices {
+            let j = try #require(baseline.results[i].metrics.firstIndex { $0.name == "invalidations" })
+            baseline.results[i].metrics[j] = MetricResult(name: "invalidations", unit: "count", value: baselineInvalidations)
+        }
+        try ResultsWriter.writeFile(JSONFormat.encode(baseline), to: root + "/baseline.json")
+        try ResultsWriter.writeFile(Thresholds(timeRatioTolerance: 100).json, to: Thresholds.path(in: root + "/thresholds"))
+        var options = RunOptions()
+        options.quick = true
+        options.samples = 5
+        options.filter = "books"
+        options.output = root + "/second"
+        let r = Recorder()
+        let code = bench(r).check(baseline: root + "/baseline.json", options, thresholdsFolder: root + "/thresholds")
+        return (code, r.out.withLock { $0 })
+    }
+
+    @Test func checkFindsARegression() throws {
+        let (code, out) = try checkAgainstEditedBaseline(invalidations: 0.5)  // measured: 1 per operation
+        #expect(code == 2)
+        #expect(out.contains("| regression | books/toggle/n=10 | lockfree | invalidations | 0.500 | 1 | exactly equal |"))
+    }
+
+    @Test func checkWithOnlyImprovementsExits4AndSaysWhatToCommit() throws {
+        let (code, out) = try checkAgainstEditedBaseline(invalidations: 2)
+        #expect(code == 4)
+        #expect(out.contains("| improvement | books/toggle/n=100 | apple | invalidations | 2 | 1 | exactly equal |"))
+        #expect(out.contains("Only improvements: lock them in with\n  bench baseline save NAME --input "))
+    }
+
     @Test func reportAndCompareFromJSON() throws {
         let root = temporaryFolder()
         let input = root + "/in/results.json"
