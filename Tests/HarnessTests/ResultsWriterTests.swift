@@ -38,6 +38,10 @@ func read(_ path: String) -> String? {
         let root = temporaryFolder()
         try Data("a file".utf8).write(to: URL(fileURLWithPath: root + "/file"))
         #expect(throws: WriteError.self) { try ResultsWriter.checkWritable(root + "/file/latest") }
+        #expect(throws: WriteError(message: "cannot write results to '\(root)/file': it exists and is not a folder")) {
+            try ResultsWriter.checkWritable(root + "/file")
+        }
+        #expect(read(root + "/file") == "a file")
         try ResultsWriter.checkWritable(root + "/new/latest")
         #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/new") == [])
     }

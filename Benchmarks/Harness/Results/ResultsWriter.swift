@@ -14,6 +14,7 @@ public struct WriteError: Error, Equatable, CustomStringConvertible {
 public enum ResultsWriter {
     /// Fails early, before any measuring, when `folder` could not be written later.
     public static func checkWritable(_ folder: String) throws(WriteError) {
+        try checkNotAFile(folder)
         let temporary = partialPath(folder)
         do {
             try FileManager.default.createDirectory(atPath: parent(of: folder), withIntermediateDirectories: true)
@@ -26,6 +27,7 @@ public enum ResultsWriter {
 
     /// Replaces `folder` with one holding exactly `files` (file name -> contents).
     public static func write(_ files: [(name: String, contents: String)], to folder: String) throws(WriteError) {
+        try checkNotAFile(folder)
         let temporary = partialPath(folder)
         let fm = FileManager.default
         do {
@@ -77,6 +79,14 @@ public enum ResultsWriter {
             let why = String(cString: strerror(errno))
             try? FileManager.default.removeItem(atPath: temporary)
             throw WriteError(message: "cannot write '\(path)': \(why)")
+        }
+    }
+
+    /// Swapping a folder with a file the user named by mistake would delete the file: refuse.
+    static func checkNotAFile(_ folder: String) throws(WriteError) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), !isFolder.boolValue {
+            throw WriteError(message: "cannot write results to '\(folder)': it exists and is not a folder")
         }
     }
 
