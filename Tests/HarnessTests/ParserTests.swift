@@ -50,7 +50,7 @@ import Testing
         #expect(try Parser.parse(["check", "--help"]) == .help("check"))
         #expect(Usage.text(for: nil).contains("64  usage error"))
         #expect(Usage.text(for: "run").contains("73  the results folder cannot be written"))
-        #expect(Usage.text(for: "check").contains("5   check: baseline missing"))
+        #expect(Usage.text(for: "check").contains("5   baseline (or report/compare input) missing or unreadable"))
     }
 
     @Test func usageErrors() {

@@ -6,7 +6,7 @@ public enum Usage {
           1   a benchmark failed (missed update, count mismatch, thrown failure) or the allocation self-test failed
           2   check: regression beyond tolerance
           4   check: only improvements beyond tolerance (commit a new baseline)
-          5   check: baseline missing, unreadable, or from another toolchain or allocator
+          5   baseline (or report/compare input) missing or unreadable; check: from another toolchain or allocator
           64  usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter)
           73  the results folder cannot be written
         """
