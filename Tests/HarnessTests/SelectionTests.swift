@@ -47,6 +47,9 @@ func family(_ name: String, _ contender: String, sets: [[(String, String)]] = [[
         #expect(throws: UsageError("no selected benchmark has a parameter 'size'")) {
             try Selection(overrides: [(key: "size", value: "1")]).plan(suite)
         }
+        #expect(throws: UsageError("no selected benchmark has a parameter 'n'")) {
+            try Selection(filter: "primitives", overrides: [(key: "n", value: "5")]).plan(suite)
+        }
         #expect(throws: UsageError("bad value 'abc' for parameter 'n' of books/toggle (want integer)")) {
             try Selection(overrides: [(key: "n", value: "abc")]).plan(suite)
         }

@@ -66,6 +66,10 @@ public struct Selection: Sendable {
                 runs.append(run)
             }
         }
+        // A key only filtered-out benchmarks declare would silently change nothing.
+        for (key, _) in overrides where !runs.isEmpty && !runs.contains(where: { $0.benchmark.parameterKinds[key] != nil }) {
+            throw UsageError("no selected benchmark has a parameter '\(key)'")
+        }
         // Group by name, keeping the order in which names first appear.
         var order: [String: Int] = [:]
         for r in runs where order[r.name] == nil { order[r.name] = order.count }
