@@ -31,7 +31,10 @@ extension Bench {
                     current.results[i] = result
                 }
             }
-            try? write(current, to: options.output, formats: options.formats)
+            do { try write(current, to: options.output, formats: options.formats) } catch {
+                console.err("bench: \(error.message)\n")
+                return ExitCode.cannotWrite
+            }
             verdict = Gate.evaluate(baseline: baseline, current: current, thresholds: thresholds)
         }
         console.out("\n" + Gate.format(verdict))
