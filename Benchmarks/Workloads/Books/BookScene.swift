@@ -11,6 +11,9 @@ final class BookScene<C: Contender> {
     let authors: [C.Author]
     let visible: Int
     private(set) var windowStart = 0
+    /// Set when the list's body ran (or the window moved): the rows must be reconciled, as a list
+    /// re-diffs its rows only when its body runs.
+    private var listChanged = true
     /// Mounted rows by book identity: (pass-through item, row).
     private var rows: [ObjectIdentifier: (item: ViewNode<C>, row: ViewNode<C>)] = [:]
 
@@ -28,7 +31,8 @@ final class BookScene<C: Contender> {
         self.visible = min(visible, n)
 
         let library = self.library
-        graph.mount(ViewNode("LibraryView", depth: 0, holding: Holdings(library), graph: graph) {
+        graph.mount(ViewNode("LibraryView", depth: 0, holding: Holdings(library), graph: graph) { [unowned self] in
+            listChanged = true
             let books = library.books
             return books.count &* 1_000_003 &+ (books.first?.id ?? -1) &* 31 &+ (books.last?.id ?? -1)
         })
@@ -41,6 +45,8 @@ final class BookScene<C: Contender> {
     /// Mounts the rows of the window's books and unmounts the others, keyed by book identity (a
     /// book that moves inside the window keeps its views, as `ForEach` with ids does).
     func syncRows() {
+        guard listChanged else { return }
+        listChanged = false
         let books = library.books
         let end = min(windowStart + visible, books.count)
         var wanted: [ObjectIdentifier: C.Book] = [:]
@@ -80,6 +86,7 @@ final class BookScene<C: Contender> {
     func scroll(by delta: Int) throws {
         let count = library.books.count
         windowStart = count > visible ? (windowStart + delta) % (count - visible + 1) : 0
+        listChanged = true
         try frame()
     }
 
