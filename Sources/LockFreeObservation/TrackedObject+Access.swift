@@ -4,17 +4,27 @@ import Synchronization
 extension TrackedObject {
     /// Records a read of `property` in the calling thread's active tracking scope, if any.
     ///
-    /// Without an active scope this is one thread-local load and a branch. Call it from a
+    /// Without an active scope this is one thread-local load and a branch. Call it after reading
+    /// the stored value. Call it from a
     /// hand-written getter; `@Tracked` calls it for you.
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
-        let thread = tracking_thread_state()!
-        if _slowPath(thread.pointee.depth != 0) { _recordAccess(property, thread) }
+        // The object becomes a raw pointer before the thread-local check: the check is a call into
+        // C, which the optimiser cannot see through, and if `self` were used after it, every read
+        // would retain and release the object around it.
+        let object = Unmanaged.passUnretained(self).toOpaque()
+        if _slowPath(tracking_is_active() != 0) { TrackedObject._recordAccess(object, property) }
     }
 
-    /// `releasenone` (it only retains): lets the optimiser keep a caller's object at +0 across the
-    /// call, so an inlined getter does not retain and release the object it reads.
+    /// The object goes as a raw pointer and the function is `releasenone` (it only retains): so the
+    /// optimiser keeps the caller's object at +0, and an inlined getter does not retain and release
+    /// the object it reads.
     @usableFromInline @_effects(releasenone)
+    static func _recordAccess(_ object: UnsafeMutableRawPointer, _ property: Int) {
+        let thread = tracking_thread_state()!
+        Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { $0._recordAccess(property, thread) }
+    }
+
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 << UInt64(property & 63)

@@ -14,20 +14,23 @@ extension TrackedObject {
         // is the full barrier and the load is a plain load.
         _ = _version.wrappingAdd(1, ordering: .sequentiallyConsistent)
         if _slowPath(_observed.load(ordering: .sequentiallyConsistent) & (1 << UInt64(property & 63)) != 0) {
-            TrackedObject._notifyObservers(Unmanaged.passUnretained(self), of: property)
+            TrackedObject._notifyObservers(Unmanaged.passUnretained(self).toOpaque(), of: property)
         }
-        if _slowPath(tracking_is_active() != 0) { TrackedObject._countOwnWrite(Unmanaged.passUnretained(self)) }
+        if _slowPath(tracking_is_active() != 0) {
+            TrackedObject._countOwnWrite(Unmanaged.passUnretained(self).toOpaque())
+        }
     }
 
     // The slow paths take the object unretained, so that the inlined fast path does not retain it.
+    // The caller keeps the object alive: a mutation stores into it right after this call.
     @usableFromInline
-    static func _notifyObservers(_ object: Unmanaged<TrackedObject>, of property: Int) {
-        object._withUnsafeGuaranteedRef { $0._notifyObservers(of: property) }
+    static func _notifyObservers(_ object: UnsafeMutableRawPointer, of property: Int) {
+        Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { $0._notifyObservers(of: property) }
     }
 
-    @usableFromInline
-    static func _countOwnWrite(_ object: Unmanaged<TrackedObject>) {
-        object._withUnsafeGuaranteedRef { $0._countOwnWrite() }
+    @usableFromInline @_effects(releasenone)
+    static func _countOwnWrite(_ object: UnsafeMutableRawPointer) {
+        Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { $0._countOwnWrite() }
     }
 
     /// A mutation inside a tracked closure moves the version without being a change the scope missed:
