@@ -131,3 +131,15 @@ final class Counters: TrackedObject {
     /// Computed: tracked through `count` and `other`.
     var total: Int { count + other }
 }
+
+/// Whether the record of `token` went back to the pool: free, or already reused by a later scope.
+/// Unlike the process-wide counts, this is not disturbed by other tests running meanwhile.
+func isReturned(_ token: TrackingToken) -> Bool {
+    guard token.record != 0 else { return true }
+    let state = ScopeState(raw: ScopeTable.shared.record(token.record).pointee.state.load(ordering: .acquiring))
+    return state.generation != token.generation || state.phase == ScopeState.free
+}
+
+/// Pool growth that only a leak explains: other test targets in the process may take up to a few
+/// thousand records meanwhile (a mounted view graph holds one per view), a leak takes one per cycle.
+let leakThreshold: UInt32 = 4096

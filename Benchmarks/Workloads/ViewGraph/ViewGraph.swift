@@ -19,6 +19,12 @@ final class ViewGraph<C: Contender> {
 
     var mountedCount: Int { mounted.count }
 
+    /// Tearing the graph down ends every subscription, as unmounting does: a fine-grained
+    /// contender's scope holds its view (the observer) until it fires or is cancelled.
+    deinit {
+        for node in mounted.values { C.unsubscribe(&node.subscription) }
+    }
+
     /// Mounts and renders a view.
     func mount(_ node: ViewNode<C>) {
         node.isMounted = true
