@@ -46,6 +46,10 @@ public struct TrackingToken: Sendable, Hashable {
     }
 }
 
+#if BENCH_SELFCHECK_EXTRA_ALLOCATION
+nonisolated(unsafe) var _selfCheckSink: [UInt32] = []
+#endif
+
 /// The tracking scope machinery: begin, end, install, callbacks.
 @usableFromInline
 enum TrackingScope {
@@ -137,6 +141,14 @@ enum TrackingScope {
                 }
             }
         }
+        #if BENCH_SELFCHECK_EXTRA_ALLOCATION
+        // scripts/gate-selfcheck.sh: one deliberate allocation per installed scope.
+        _selfCheckSink = [generation]
+        #endif
+        #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
+        // scripts/gate-selfcheck.sh: every scope reports a change at once (counts change).
+        changed = true
+        #endif
         let token = TrackingToken(record: index, generation: generation)
         if changed { fireNow(index, generation: generation) }
         return token

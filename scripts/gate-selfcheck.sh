@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Measures the regression gate itself (issue: "the gate's own quality"):
+#   1. N gate runs on unchanged code against a fresh baseline: every one must pass (exit 0 or 4);
+#   2. a 2x slowdown of the registrar's tracked read must fail it (exit 2), every time;
+#   3. one extra allocation per tracking scope must fail it (exit 2);
+#   4. a changed invalidation count must fail it (exit 2).
+# The injections are compile-time flags of the registrar (BENCH_SELFCHECK_*), built in their own
+# scratch folder; the code you ship is never changed. Usage: scripts/gate-selfcheck.sh [N] [FILTER]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-10}
+filter=${2:-'^primitives/|^trees/(coalescing|fan-out|kairo)'}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+swift build -c release --product bench >/dev/null || { echo "build failed"; exit 1; }
+bench="$(swift build -c release --show-bin-path)/bench"
+
+"$bench" run --quick --filter "$filter" --output "$work/base" >/dev/null 2>&1 || { echo "baseline run failed"; exit 1; }
+baseline="$work/base/results.json"
+
+fails=0
+passes=0
+for i in $(seq 1 "$runs"); do
+    "$bench" check --baseline "$baseline" --quick --filter "$filter" --output "$work/check" >"$work/out" 2>&1
+    rc=$?
+    if [ $rc = 0 ] || [ $rc = 4 ]; then passes=$((passes + 1)); else fails=$((fails + 1)); fi
+    echo "unchanged code, gate run $i: exit $rc"
+    [ $rc = 0 ] || [ $rc = 4 ] || sed -n '1,20p' "$work/out"
+done
+echo "unchanged code: $passes of $runs passed"
+
+injected_fails=0
+for flag in BENCH_SELFCHECK_SLOW_TRACKED_READ BENCH_SELFCHECK_EXTRA_ALLOCATION BENCH_SELFCHECK_EXTRA_NOTIFICATION; do
+    swift build -c release --product bench --scratch-path .build-selfcheck -Xswiftc "-D$flag" >/dev/null \
+        || { echo "$flag: build failed"; exit 1; }
+    injected="$(swift build -c release --scratch-path .build-selfcheck --show-bin-path)/bench"
+    "$injected" check --baseline "$baseline" --quick --filter "$filter" --output "$work/check" >"$work/out" 2>&1
+    rc=$?
+    echo "$flag: exit $rc ($(grep -c -i 'regress' "$work/out") regression lines)"
+    grep -i -m 5 'regress' "$work/out"
+    [ $rc = 2 ] || injected_fails=$((injected_fails + 1))
+done
+
+echo "summary: unchanged $passes/$runs passed; injected regressions missed: $injected_fails of 3"
+[ $passes = "$runs" ] && [ $injected_fails = 0 ]
