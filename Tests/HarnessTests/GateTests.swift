@@ -84,10 +84,33 @@ import Testing
         #expect(Baseline.path(for: "x/y.json") == "x/y.json")
     }
 
+    @Test func nondeterministicCountsAreNotGatedExactly() {
+        let t = Thresholds(nondeterministicCounts: ["books/threads/"])
+        #expect(t.countsAreNondeterministic("books/threads/n=100/threads=2"))
+        #expect(!t.countsAreNondeterministic("books/toggle-available/n=100"))
+        #expect(Thresholds(timeRatioTolerance: 2, timeRatioTolerances: ["a": 5]).timeRatioTolerance(for: "a") == 5)
+        #expect(Thresholds(timeRatioTolerance: 2, timeRatioTolerances: ["a": 5]).timeRatioTolerance(for: "b") == 2)
+    }
+
     @Test func thresholdsFileIsCreatedWithDefaults() throws {
         let path = temporaryFolder() + "/thresholds/6.3.1.json"
         #expect(try Thresholds.loadOrCreate(path) == Thresholds())
-        #expect(read(path) == "{\n  \"mallocTolerance\" : 0.5,\n  \"mallocTolerances\" : {\n\n  },\n  \"timeRatioTolerance\" : 1.35\n}\n")
+        #expect(read(path) == """
+            {
+              "mallocTolerance" : 0.5,
+              "mallocTolerances" : {
+
+              },
+              "nondeterministicCounts" : [
+
+              ],
+              "timeRatioTolerance" : 1.35,
+              "timeRatioTolerances" : {
+
+              }
+            }
+
+            """)
         try Data("{\"mallocTolerance\": 2, \"mallocTolerances\": {}, \"timeRatioTolerance\": 1.1}".utf8).write(to: URL(fileURLWithPath: path))
         #expect(try Thresholds.loadOrCreate(path) == Thresholds(mallocTolerance: 2, timeRatioTolerance: 1.1))
     }

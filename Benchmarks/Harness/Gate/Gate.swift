@@ -47,7 +47,7 @@ public enum Gate {
         var findings: [Finding] = []
         for new in current.results where new.failure == nil {
             guard let old = baseline.result(new.benchmark, new.contender), old.failure == nil else { continue }
-            for metric in MetricName.counts {
+            for metric in MetricName.counts where !thresholds.countsAreNondeterministic(new.benchmark) {
                 guard let o = old.metric(metric)?.summary.p50, let n = new.metric(metric)?.summary.p50, o != n else { continue }
                 findings.append(Finding(kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
                     contender: new.contender, metric: metric, old: o, new: n, allowed: "exactly equal"))
@@ -68,7 +68,7 @@ public enum Gate {
         }
         for name in current.benchmarkNames {
             guard let n = ratio(current, name), let o = ratio(baseline, name) else { continue }
-            let t = thresholds.timeRatioTolerance
+            let t = thresholds.timeRatioTolerance(for: name)
             let kind: Finding.Kind? = n > o * t ? .regression : n < o / t ? .improvement : nil
             if let kind {
                 findings.append(Finding(kind: kind, benchmark: name, contender: "\(ratioNumerator)/\(ratioDenominator)",

@@ -22,6 +22,12 @@ enum ViewTrees {
         ("diamond", Counts(notifications: 7, invalidations: 7, evaluations: 7), Counts(notifications: 11, invalidations: 7, evaluations: 7)),
         ("triangle", Counts(notifications: 12, invalidations: 12, evaluations: 12), Counts(notifications: 21, invalidations: 12, evaluations: 12)),
         ("repeated", Counts(notifications: 2, invalidations: 2, evaluations: 2), Counts(notifications: 2, invalidations: 2, evaluations: 2)),
+        // The mux republishes on any source write; all 100 pickers re-run, 99 find their key
+        // unchanged (cutoff), one "+1" node and one leaf run.
+        ("mux", Counts(notifications: 103, invalidations: 103, evaluations: 103, unnecessary: 99), Counts(notifications: 103, invalidations: 103, evaluations: 103, unnecessary: 99)),
+        // Double, inverse, the unstable node, the leaf. One-shot: the unstable node is notified once;
+        // naive: by the source, double and inverse (it holds all three).
+        ("unstable", Counts(notifications: 4, invalidations: 4, evaluations: 4), Counts(notifications: 6, invalidations: 4, evaluations: 4)),
         // c2 is always 0: its evaluation is unnecessary and nothing below it runs.
         ("avoidable", Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1), Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)),
     ]
@@ -70,6 +76,40 @@ enum ViewTrees {
         case "repeated":
             let node = derived("repeated", 1, [source]) { (0..<30).reduce(0) { acc, _ in acc + source.value } }
             leaf(2, node)
+        case "mux":
+            // 100 sources; the mux node aggregates them into a dictionary (kept beside it, its
+            // observable output a version of it); 100 pickers read one key each; +1; leaves.
+            let sources = (0..<100).map { C.Cell(Double($0)) }
+            var dictionary = [Int: Double]()
+            let mux = derived("mux", 1, sources) {
+                var version = 0.0
+                for (key, cell) in sources.enumerated() {
+                    dictionary[key] = cell.value
+                    version += cell.value * Double(key + 1)
+                }
+                return version
+            }
+            for key in 0..<100 {
+                let picker = derived("pick\(key)", 2, [mux]) { _ = mux.value; return dictionary[key] ?? 0 }
+                let plusOne = derived("plus\(key)", 3, [picker]) { picker.value + 1 }
+                leaf(4, plusOne)
+            }
+            var next = 0
+            return Tree(graph: graph) { _ in
+                let key = next % 100
+                next += 1
+                sources[key].value += 1
+                try graph.flush()
+            }
+        case "unstable":
+            let double = derived("double", 1, [source]) { source.value * 2 }
+            let inverse = derived("inverse", 1, [source]) { -source.value }
+            let unstable = derived("unstable", 2, [source, double, inverse]) {
+                var sum = source.value
+                for _ in 0..<20 { sum += Int(source.value) % 2 == 1 ? double.value : inverse.value }
+                return sum
+            }
+            leaf(3, unstable)
         default:  // avoidable
             let c1 = derived("c1", 1, [source]) { source.value }
             let c2 = derived("c2", 2, [c1]) { c1.value * 0 }
