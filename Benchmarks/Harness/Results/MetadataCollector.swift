@@ -24,11 +24,18 @@ public enum MetadataCollector {
 
     public static func collect(command: [String], mode: String, date: Date = Date()) -> RunMetadata {
         RunMetadata(
-            date: ISO8601DateFormatter().string(from: date), command: command, machine: machine(), cpu: cpuModel(),
+            date: ISO8601DateFormatter().string(from: date), command: reproducible(command), machine: machine(),
+            cpu: cpuModel(),
             cores: ProcessInfo.processInfo.activeProcessorCount, toolchain: toolchain,
             toolchainOnPath: firstLine(of: ["swift", "--version"]) ?? "unknown",
             allocator: AllocationCounter.allocatorName, allocationNote: AllocationCounter.unavailableReason,
             gitCommit: gitCommit(), mode: mode)
+    }
+
+    /// The command as a user reruns it: `swift run -c release bench ARGS`, without the path of the
+    /// binary (which names this machine's folders).
+    static func reproducible(_ command: [String]) -> [String] {
+        ["swift", "run", "-c", "release", "bench"] + command.dropFirst()
     }
 
     static func machine() -> String {
