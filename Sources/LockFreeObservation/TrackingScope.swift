@@ -145,10 +145,6 @@ enum TrackingScope {
         // scripts/gate-selfcheck.sh: one deliberate allocation per installed scope.
         _selfCheckSink = [generation]
         #endif
-        #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
-        // scripts/gate-selfcheck.sh: every scope reports a change at once (counts change).
-        changed = true
-        #endif
         let token = TrackingToken(record: index, generation: generation)
         if changed { fireNow(index, generation: generation) }
         return token
@@ -199,6 +195,10 @@ enum TrackingScope {
         let record = table.record(index)
         if let observer = record.pointee.observer {
             observer.observedValueWillChange()
+            #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
+            // scripts/gate-selfcheck.sh: a deliberate second notification (counts change).
+            observer.observedValueWillChange()
+            #endif
         } else if let onChange = record.pointee.onChange {
             onChange()
         }
