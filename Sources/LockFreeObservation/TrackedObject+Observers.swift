@@ -121,7 +121,7 @@ extension TrackedObject {
                     continue
                 }
                 guard content.property == property else { continue }
-                if _claimCallback(record, &state) {
+                if TrackingScope.claimCallback(record, &state) {
                     if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
                     thread.pointee.pending[thread.pointee.pendingCount] = content.record
                     thread.pointee.pendingCount += 1
@@ -147,25 +147,5 @@ extension TrackedObject {
         thread.pointee.pendingCount = pendingStart
     }
 
-    /// Takes one in-flight reference to run the record's callback: closes a one-shot scope
-    /// (strict: exactly one winner), or adds a run to a continuous one. `state` is updated.
-    @inline(__always)
-    private final func _claimCallback(_ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState) -> Bool {
-        let generation = state.generation
-        let continuous = record.pointee.isContinuous.load(ordering: .relaxed)
-        while state.isArmed && state.generation == generation {
-            let desired = ScopeState(
-                raw: (continuous ? state.raw : (state.raw & ~0xFF) | ScopeState.closing) &+ ScopeState.oneInFlight)
-            // Acquire: the winner reads the payload written before the arming release store.
-            let (exchanged, current) = record.pointee.state.compareExchange(
-                expected: state.raw, desired: desired.raw, ordering: .acquiringAndReleasing)
-            if exchanged {
-                state = desired
-                return true
-            }
-            state = ScopeState(raw: current)
-        }
-        return false
-    }
 
 }

@@ -154,18 +154,30 @@ enum TrackingScope {
     private static func fireNow(_ index: UInt32, generation: UInt32) {
         let record = ScopeTable.shared.record(index)
         var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
+        guard state.generation == generation else { return }
+        if claimCallback(record, &state) { runCallback(of: index) }
+    }
+
+    /// Takes one in-flight reference to run the record's callback, for the incarnation `state`
+    /// was read from: closes a one-shot scope (strict: exactly one winner), or adds a run to a
+    /// continuous one. `state` is updated.
+    @inline(__always)
+    static func claimCallback(_ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState) -> Bool {
+        let generation = state.generation
         let continuous = record.pointee.isContinuous.load(ordering: .relaxed)
         while state.isArmed && state.generation == generation {
             let desired = ScopeState(
                 raw: (continuous ? state.raw : (state.raw & ~0xFF) | ScopeState.closing) &+ ScopeState.oneInFlight)
+            // Acquire: the winner reads the payload written before the arming release store.
             let (exchanged, current) = record.pointee.state.compareExchange(
                 expected: state.raw, desired: desired.raw, ordering: .acquiringAndReleasing)
             if exchanged {
-                runCallback(of: index)
-                return
+                state = desired
+                return true
             }
             state = ScopeState(raw: current)
         }
+        return false
     }
 
     /// A slot of a dying object held `content`: if that scope is still armed, it holds one slot
