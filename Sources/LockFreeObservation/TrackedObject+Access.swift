@@ -1,6 +1,12 @@
 import CTrackingSupport
 import Synchronization
 
+/// The calling thread's scope depth (`CTrackingSupport`, Swift calling convention). A call that the
+/// optimiser knows to be read-only: an inlined C check is opaque to it, and made every read retain
+/// and release the object it reads.
+@usableFromInline @_effects(readonly) @_silgen_name("tracking_depth_swiftcall")
+func _trackingDepth() -> Int
+
 extension TrackedObject {
     /// Records a read of `property` in the calling thread's active tracking scope, if any.
     ///
@@ -9,11 +15,8 @@ extension TrackedObject {
     /// hand-written getter; `@Tracked` calls it for you.
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
-        // The object becomes a raw pointer before the thread-local check: the check is a call into
-        // C, which the optimiser cannot see through, and if `self` were used after it, every read
-        // would retain and release the object around it.
         let object = Unmanaged.passUnretained(self).toOpaque()
-        if _slowPath(tracking_is_active() != 0) {
+        if _slowPath(_trackingDepth() != 0) {
             TrackedObject._recordAccess(object, property)
             #if BENCH_SELFCHECK_SLOW_TRACKED_READ
             // scripts/gate-selfcheck.sh: a deliberate 2x slowdown of the tracked read.
