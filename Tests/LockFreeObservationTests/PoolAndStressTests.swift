@@ -3,28 +3,18 @@ import Testing
 
 @testable import LockFreeObservation
 
-/// A shared model for the stress test: atomic storage, hand-written accessors, and a global count
-/// of live instances to check that the registrar keeps nothing alive.
-final class StressNode: TrackedObject, @unchecked Sendable {
+/// A shared model for the stress test: an `AtomicNode` with a global count of live instances, to
+/// check that the registrar keeps nothing alive.
+final class StressNode: AtomicNode, @unchecked Sendable {
     // `@unchecked Sendable`: the only state is atomic.
     static let live = Counter()
     static let properties = [0, 1, 5, 63, 64, 65, 1000]
 
-    let storage = Atomic<Int>(0)
     override init() {
         Self.live.bump()
         super.init()
     }
     deinit { Self.live.raw.subtract(1, ordering: .sequentiallyConsistent) }
-
-    func read(_ property: Int) {
-        trackAccess(property)
-        _ = storage.load(ordering: .relaxed)
-    }
-    func write(_ property: Int) {
-        trackMutation(property)
-        storage.add(1, ordering: .relaxed)
-    }
 }
 
 extension RegistrarTests {

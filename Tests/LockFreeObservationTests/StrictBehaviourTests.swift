@@ -5,7 +5,7 @@ import Testing
 
 /// A model whose properties may be written from several threads at once: the storage is atomic,
 /// the registrar primitives are called by hand (any index, 0 to 65535).
-final class AtomicNode: TrackedObject, @unchecked Sendable {
+class AtomicNode: TrackedObject, @unchecked Sendable {
     // `@unchecked Sendable`: the only state is atomic.
     let storage = Atomic<Int>(0)
     func read(_ property: Int) {

@@ -42,18 +42,7 @@ final class CountingObserver: ChangeObserver, @unchecked Sendable {
 
 /// Runs `body` on a new POSIX thread and waits for it to finish (a happens-before edge both ways).
 func onNewThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let created = pthread_create(&thread, nil, { argument in
-        Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
-        return nil
-    }, box)
-    precondition(created == 0, "pthread_create failed")
-    pthread_join(thread, nil)
+    onThreads(1) { _ in body() }
 }
 
 /// Runs `body(i)` for i in 0..<count on `count` new threads started together, and joins them all.
@@ -96,26 +85,6 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
-
-/// Scope records of the pool that are not free (armed, or closing with a callback in flight).
-func recordsInUse() -> Int {
-    let table = ScopeTable.shared
-    let end = table.nextIndex.load(ordering: .acquiring)
-    var inUse = 0
-    var index: UInt32 = 1
-    while index < end {
-        // A chunk is published just after its first index is handed out: skip one not yet there.
-        if table.chunks[Int(index) >> ScopeTable.chunkShift].load(ordering: .acquiring) == 0 {
-            index += 1
-            continue
-        }
-        if ScopeState(raw: table.record(index).pointee.state.load(ordering: .acquiring)).phase != ScopeState.free {
-            inUse += 1
-        }
-        index += 1
-    }
-    return inUse
 }
 
 /// The pool's high-water mark: the next never-used record index.

@@ -35,10 +35,9 @@ static inline __attribute__((always_inline)) tracking_thread *tracking_thread_st
     return &tracking_current;
 }
 
-/// Whether a tracking scope is active on the calling thread.
-static inline __attribute__((always_inline)) int tracking_is_active(void) {
-    return tracking_current.depth != 0;
-}
+/// The calling thread's scope depth, with Swift's calling convention: Swift declares it read-only
+/// (`_trackingDepth()`), which an inline C function cannot be.
+__attribute__((swiftcall)) intptr_t tracking_depth_swiftcall(void);
 
 /// Grows `entries` to hold at least one more entry. Registers a thread-exit destructor on first use.
 void tracking_grow_entries(tracking_thread *state);
