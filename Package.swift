@@ -30,9 +30,11 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
+        // Callgrind client requests for the instruction pass (no-ops without valgrind's header).
+        .target(name: "CCallgrind", path: "Benchmarks/CCallgrind"),
         .target(
             name: "Harness",
-            dependencies: [.target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
+            dependencies: ["CCallgrind", .target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
             path: "Benchmarks/Harness"
         ),
         .target(name: "Workloads", dependencies: ["Contenders", "Harness"], path: "Benchmarks/Workloads"),

@@ -23,6 +23,11 @@ public struct Benchmark: Sendable {
     /// machine and can be gated exactly. Raise it when one `run` call has a fixed cost to amortise
     /// (e.g. one tracking scope around all operations of a batch). `nil` means 1.
     public var countingOperations: Int?
+    /// Operations in the instruction pass for a parameter set (instructions per operation, counted
+    /// by callgrind after as many warm-up operations), or `nil` for no instruction pass. Declare it
+    /// for deterministic, single-threaded benchmarks whose setup is cheap: the pass runs about 50
+    /// times slower than native. Its lockfree/apple ratio is what the gate holds speed to.
+    public var instructionOperations: @Sendable (Parameters) -> Int?
     /// Performs the setup and returns the instance to measure.
     public var make: @Sendable (Parameters) throws -> any BenchmarkInstance
 
@@ -34,6 +39,7 @@ public struct Benchmark: Sendable {
         parameterKinds: [String: ParameterKind] = [:],
         expectedCounts: (@Sendable (Parameters) -> InvalidationCounts?)? = nil,
         countingOperations: Int? = nil,
+        instructionOperations: @escaping @Sendable (Parameters) -> Int? = { _ in nil },
         make: @escaping @Sendable (Parameters) throws -> any BenchmarkInstance
     ) {
         self.family = family
@@ -43,6 +49,7 @@ public struct Benchmark: Sendable {
         self.parameterKinds = parameterKinds
         self.expectedCounts = expectedCounts
         self.countingOperations = countingOperations
+        self.instructionOperations = instructionOperations
         self.make = make
     }
 

@@ -17,7 +17,7 @@ enum Primitives {
     /// The floor: the same loop as `untracked-read` over a plain class with a stored property.
     static func plainRead() -> Benchmark {
         final class Plain { var value: Double; init(_ v: Double) { value = v } }
-        return Benchmark(family: "primitives/plain-read", contender: "baseline") { _ in
+        return Benchmark(family: "primitives/plain-read", contender: "baseline", instructionOperations: { _ in 100_000 }) { _ in
             let cells = (0..<1024).map { Plain(Double($0)) }
             return ClosureInstance { ops in
                 var sum = 0.0
@@ -33,7 +33,7 @@ enum Primitives {
         let name = C.name
         var list: [Benchmark] = []
 
-        list.append(Benchmark(family: "primitives/untracked-read", contender: name) { _ in
+        list.append(Benchmark(family: "primitives/untracked-read", contender: name, instructionOperations: { _ in 100_000 }) { _ in
             let cells = (0..<cellCount).map { C.Cell(Double($0)) }
             return ClosureInstance { ops in
                 var sum = 0.0
@@ -44,7 +44,10 @@ enum Primitives {
 
         // Repeated reads of a property already read in the same scope: scopes of 1024 reads, so
         // the cost per read does not depend on how many operations one call runs.
-        list.append(Benchmark(family: "primitives/tracked-read", contender: name, countingOperations: 1024) { _ in
+        list.append(Benchmark(
+            family: "primitives/tracked-read", contender: name, countingOperations: 1024,
+            instructionOperations: { _ in 16 * 1024 }
+        ) { _ in
             let cells = (0..<8).map { C.Cell(Double($0)) }
             let observer = CountingObserver()
             var subscription: C.Subscription?
@@ -64,7 +67,7 @@ enum Primitives {
             }
         })
 
-        list.append(Benchmark(family: "primitives/mutation-unobserved", contender: name) { _ in
+        list.append(Benchmark(family: "primitives/mutation-unobserved", contender: name, instructionOperations: { _ in 100_000 }) { _ in
             let cells = (0..<cellCount).map { C.Cell(Double($0)) }
             var round = 0.0
             return ClosureInstance { ops in
@@ -77,7 +80,8 @@ enum Primitives {
         // Every object has an observer on `fontSize`; the benchmark writes `theme`.
         list.append(Benchmark(
             family: "primitives/mutation-other-observed", contender: name,
-            expectedCounts: { _ in C.isFineGrained ? InvalidationCounts() : InvalidationCounts(notifications: 1, invalidations: 1) }
+            expectedCounts: { _ in C.isFineGrained ? InvalidationCounts() : InvalidationCounts(notifications: 1, invalidations: 1) },
+            instructionOperations: { _ in 100_000 }
         ) { _ in
             let objects = (0..<cellCount).map { _ in C.Settings() }
             let observer = CountingObserver()
@@ -97,7 +101,8 @@ enum Primitives {
         list.append(Benchmark(
             family: "primitives/track-properties-fire", contender: name,
             parameterSets: sets("properties", [1, 8]), parameterKinds: ["properties": .integer],
-            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
+            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
+            instructionOperations: { _ in 1000 }
         ) { params in
             let k = min(max(params.int("properties", default: 1), 1), 8)
             let record = C.Record()
@@ -121,7 +126,8 @@ enum Primitives {
         list.append(Benchmark(
             family: "primitives/track-objects-fire", contender: name,
             parameterSets: sets("objects", [8, 64]), parameterKinds: ["objects": .integer],
-            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
+            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
+            instructionOperations: { _ in 200 }
         ) { params in
             let m = max(params.int("objects", default: 8), 1)
             let cells = (0..<m).map { C.Cell(Double($0)) }
@@ -148,7 +154,8 @@ enum Primitives {
             expectedCounts: { params in
                 let n = max(params.int("scopes", default: 100), 1)
                 return InvalidationCounts(notifications: n, invalidations: n)
-            }
+            },
+            instructionOperations: { _ in 20 }
         ) { params in
             let n = max(params.int("scopes", default: 100), 1)
             let cell = C.Cell(0)
@@ -169,7 +176,7 @@ enum Primitives {
             }
         })
 
-        list.append(Benchmark(family: "primitives/create-destroy", contender: name) { _ in
+        list.append(Benchmark(family: "primitives/create-destroy", contender: name, instructionOperations: { _ in 10_000 }) { _ in
             ClosureInstance { ops in
                 var sum = 0
                 for i in 0..<ops {

@@ -50,7 +50,10 @@ enum SettingsWorkloads {
     /// `naive` a persistent subscription. One operation is one change; one callback each.
     struct ContinuousLogger: WorkloadFamily {
         func visit<C: Contender>(_: C.Type) -> [Benchmark] {
-            [Benchmark(family: "observation/continuous-logger", contender: C.name, expectedCounts: { _ in Counts(notifications: 1) }) { _ in
+            [Benchmark(
+                family: "observation/continuous-logger", contender: C.name,
+                expectedCounts: { _ in Counts(notifications: 1) }, instructionOperations: { _ in 2000 }
+            ) { _ in
                 let settings = C.Settings()
                 let calls = CallCounter()
                 let cancellation = C.observeContinuously({ _ = settings.fontSize }, holding: Holdings(settings)) {

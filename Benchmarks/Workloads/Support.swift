@@ -57,17 +57,22 @@ protocol TreeFamily: WorkloadFamily {
     var parameterKinds: [String: ParameterKind] { get }
     func expected(fineGrained: Bool, _ parameters: Parameters) -> InvalidationCounts?
     func build<C: Contender>(_: C.Type, _ parameters: Parameters) throws -> Tree<C>
+    /// Operations of the instruction pass (see `Benchmark.instructionOperations`).
+    func instructionOperations(_ parameters: Parameters) -> Int?
 }
 
 extension TreeFamily {
     var parameterSets: [Parameters] { [Parameters()] }
     var parameterKinds: [String: ParameterKind] { [:] }
+    /// About 10 ms of apple's work natively, a second under callgrind.
+    func instructionOperations(_ parameters: Parameters) -> Int? { 200 }
 
     func visit<C: Contender>(_: C.Type) -> [Benchmark] {
         let family = self
         return [Benchmark(
             family: name, contender: C.name, parameterSets: parameterSets, parameterKinds: parameterKinds,
-            expectedCounts: { family.expected(fineGrained: C.isFineGrained, $0) }
+            expectedCounts: { family.expected(fineGrained: C.isFineGrained, $0) },
+            instructionOperations: { family.instructionOperations($0) }
         ) { params in
             let tree = try family.build(C.self, params)
             let start = tree.graph.counts

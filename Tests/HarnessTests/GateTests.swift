@@ -65,6 +65,58 @@ import Testing
         #expect(verdict.exitCode == 1)
     }
 
+    /// `sampleSet` with instruction counts per operation for lockfree and apple.
+    func withInstructions(_ set: ResultSet = sampleSet(), lockfree: Double, apple: Double) -> ResultSet {
+        var set = set
+        for i in set.results.indices {
+            let value = set.results[i].contender == "lockfree" ? lockfree : apple
+            set.results[i].metrics.append(MetricResult(name: "instructions", unit: "instructions", value: value))
+        }
+        return set
+    }
+
+    @Test func instructionRatioReplacesTheTimeRatio() {
+        let baseline = withInstructions(lockfree: 100, apple: 1000)
+        // Both contenders 5% slower in instructions: the ratio holds; wall-clock noise is not gated.
+        let noisy = withInstructions(sampleSet(lockfreeTime: [40, 41, 42, 43, 44, 45, 46]), lockfree: 105, apple: 1050)
+        #expect(Gate.evaluate(baseline: baseline, current: noisy, thresholds: thresholds).findings == [])
+        // lockfree 20% more instructions, apple unchanged: beyond the default 1.1.
+        let slower = withInstructions(lockfree: 120, apple: 1000)
+        let verdict = Gate.evaluate(baseline: baseline, current: slower, thresholds: thresholds)
+        #expect(verdict.regressions.map(\.metric) == ["instruction ratio"])
+        #expect(verdict.regressions.first?.old == 0.1)
+        #expect(verdict.regressions.first?.new == 0.12)
+        #expect(verdict.timeSuspects == [])  // counts are not re-measured
+        #expect(verdict.exitCode == 2)
+        let loose = Thresholds(instructionRatioTolerances: ["books/toggle/n=10": 1.25])
+        #expect(Gate.evaluate(baseline: baseline, current: slower, thresholds: loose).exitCode == 0)
+        let better = withInstructions(lockfree: 80, apple: 1000)
+        #expect(Gate.evaluate(baseline: baseline, current: better, thresholds: thresholds).improvements.map(\.metric)
+            == ["instruction ratio"])
+        // Without counts on one side the time ratio is gated as before.
+        #expect(Gate.evaluate(baseline: sampleSet(), current: slower, thresholds: thresholds).findings == [])
+    }
+
+    @Test func callgrindDumpsAreRead() {
+        let dump = """
+            # callgrind format
+            version: 1
+            creator: callgrind-3.19.0
+            desc: Timerange: Basic block 0 - 3533802
+            desc: Trigger: Client Request: bench region 12
+            events: Ir
+            summary: 23078
+            fn=(1) main
+            3 5
+            totals: 23078
+            """
+        #expect(InstructionCounter.total(ofDump: dump) == 23078)
+        #expect(InstructionCounter.region(ofDump: dump) == 12)
+        #expect(InstructionCounter.region(ofDump: "desc: Trigger: Program termination\ntotals: 0") == nil)
+        #expect(InstructionCounter.total(ofDump: "events: Ir\n") == nil)
+        #expect(InstructionCounter.regionName(12) == "bench region 12")
+    }
+
     @Test func baselineProblemsHaveOneLineReasons() throws {
         let root = temporaryFolder()
         #expect(throws: BaselineError("baseline '\(root)/none.json' does not exist")) { try Baseline.load(root + "/none.json") }
@@ -97,6 +149,10 @@ import Testing
         #expect(try Thresholds.loadOrCreate(path) == Thresholds())
         #expect(read(path) == """
             {
+              "instructionRatioTolerance" : 1.1,
+              "instructionRatioTolerances" : {
+
+              },
               "mallocTolerance" : 0.5,
               "mallocTolerances" : {
 

@@ -15,6 +15,15 @@ final class PlanRecorder: PassExecutor {
         countingOperations.withLock { $0.append(operations) }
         return Measurer.PassReport(metrics: [MetricResult(name: "mallocs", unit: "count", value: 2)], failure: run.contender == "apple" ? "missed" : nil, batch: operations)
     }
+    let instructionRequests = Mutex<[String]>([])
+    func instructions(_ runs: [(run: PlannedRun, operations: Int)]) -> [Measurer.PassReport]? {
+        instructionRequests.withLock { $0 += runs.map { "\($0.run.name)@\($0.run.contender)x\($0.operations)" } }
+        return runs.map {
+            Measurer.PassReport(
+                metrics: [MetricResult(name: "instructions", unit: "instructions", value: Double($0.operations))],
+                failure: nil, batch: $0.operations)
+        }
+    }
 }
 
 @Suite struct RunnerTests {
@@ -35,6 +44,28 @@ final class PlanRecorder: PassExecutor {
         #expect(results[1].failure == "missed")
         #expect(recorder.countingOperations.withLock { $0 } == [100, 100, 1, 1])  // not the timing batch (64)
         #expect(recorder.plans.withLock { $0 } == [plan, plan, plan, plan])
+    }
+
+    @Test func instructionPassesRunOnceForAllRunsThatDeclareThem() throws {
+        let suite = ["lockfree", "apple"].flatMap { c in
+            [
+                Benchmark(family: "a", contender: c, instructionOperations: { _ in 500 }) { _ in NoOp() },
+                Benchmark(family: "b", contender: c) { _ in NoOp() },
+            ]
+        }
+        let recorder = PlanRecorder()
+        let results = Runner(executor: recorder).run(
+            try Selection().plan(suite), plan: TimingPlan(budgetNanoseconds: 1_000_000, maxSamples: 10))
+        // apple's counting pass fails ("missed"), so only lockfree's run of `a` is counted.
+        #expect(recorder.instructionRequests.withLock { $0 } == ["a@lockfreex500"])
+        #expect(results[0].metrics.map(\.name) == ["time", "mallocs", "instructions"])
+        #expect(results[0].metric("instructions")?.summary.p50 == 500)
+        #expect(results[2].metric("instructions") == nil)
+        // An executor that cannot count leaves the metric out: unavailable, never 0.
+        let none = Runner(executor: InProcessExecutor()).run(
+            try Selection(filter: "^a$").plan(suite.filter { $0.contender == "lockfree" }),
+            plan: TimingPlan(budgetNanoseconds: 1_000_000, maxSamples: 10))
+        #expect(none[0].metric("instructions") == nil)
     }
 
     @Test func deadlineSharesTheTimeLeft() throws {

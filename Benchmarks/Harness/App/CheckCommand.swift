@@ -9,6 +9,11 @@ extension Bench {
             try Baseline.checkComparable(
                 baseline, toolchain: MetadataCollector.toolchain, allocator: AllocationCounter.allocatorName)
             thresholds = try Thresholds.loadOrCreate(Thresholds.path(in: thresholdsFolder))
+            if let reason = InstructionCounter.unavailableReason,
+                baseline.results.contains(where: { $0.metric(MetricName.instructions) != nil })
+            {
+                throw BaselineError("the baseline gates instruction counts, which cannot be counted here: \(reason)")
+            }
         } catch {
             console.err("bench: \(error.message)\n")
             return ExitCode.baselineUnusable

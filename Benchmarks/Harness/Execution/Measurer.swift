@@ -78,6 +78,29 @@ public enum Measurer {
         }
     }
 
+    /// The instruction pass, in a child running under callgrind: after `operations` warm-up
+    /// operations, collects instructions over `operations` operations only. The count is read from
+    /// callgrind's dump by the parent (`ChildProcessExecutor.instructions`); this side reports
+    /// failures and the number of operations.
+    public static func instructionPass(
+        _ benchmark: Benchmark, _ parameters: Parameters, operations: Int, region: String
+    ) -> PassReport {
+        let ops = max(1, operations)
+        guard InstructionCounter.runningUnderValgrind else {
+            return PassReport(metrics: [], failure: "the instruction pass must run under valgrind", batch: ops)
+        }
+        do {
+            let instance = try benchmark.make(parameters)
+            blackHole(try instance.run(operations: ops))
+            let checksum = try InstructionCounter.measure(region: region) { try instance.run(operations: ops) }
+            blackHole(checksum)
+            let missed = instance.counts.missed
+            return PassReport(metrics: [], failure: missed > 0 ? "\(missed) missed update(s)" : nil, batch: ops)
+        } catch {
+            return PassReport(metrics: [], failure: describe(error), batch: ops)
+        }
+    }
+
     static func countFields(_ c: InvalidationCounts) -> [(String, Int)] {
         [
             (MetricName.notifications, c.notifications), (MetricName.invalidations, c.invalidations),

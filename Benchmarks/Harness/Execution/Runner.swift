@@ -33,7 +33,7 @@ public struct Runner: Sendable {
     public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
         let start = monotonicNanoseconds()
         var overhead = 0.0  // seconds per run beyond its sampling budget, averaged
-        return runs.enumerated().map { index, run in
+        var results = runs.enumerated().map { index, run in
             progress?("[\(index + 1)/\(runs.count)] \(run.name) on \(run.contender)")
             var current = plan
             if let deadline {
@@ -49,6 +49,24 @@ public struct Runner: Sendable {
             let extra = max(0, spent - Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9)
             overhead = (overhead * Double(index) + extra) / Double(index + 1)
             return result
+        }
+        countInstructions(runs, into: &results)
+        return results
+    }
+
+    /// The instruction pass of every run that declares one and has not failed, all in one child.
+    func countInstructions(_ runs: [PlannedRun], into results: inout [BenchmarkResult]) {
+        let wanted = runs.indices.compactMap { i -> (index: Int, operations: Int)? in
+            guard results[i].failure == nil, let ops = runs[i].benchmark.instructionOperations(runs[i].parameters)
+            else { return nil }
+            return (i, ops)
+        }
+        guard !wanted.isEmpty else { return }
+        progress?("counting instructions of \(wanted.count) runs under callgrind")
+        guard let reports = executor.instructions(wanted.map { (runs[$0.index], $0.operations) }) else { return }
+        for (want, report) in zip(wanted, reports) {
+            results[want.index].metrics += report.metrics
+            if let failure = report.failure { results[want.index].failure = failure }
         }
     }
 

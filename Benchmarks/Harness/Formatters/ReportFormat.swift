@@ -17,6 +17,13 @@ public enum ReportFormat {
         out += " interval is a conservative 95% interval (order-statistic intervals of both medians at 97.5%,"
         out += " combined by Bonferroni). Below ratio 1 the reference is faster.\n"
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }
+        if set.hasInstructions {
+            out += "\nInstructions per operation are counted by \(set.metadata.instructionCounter ?? "callgrind") over the"
+            out += " measured region only, for the benchmarks that declare an instruction pass: a count, not a"
+            out += " time, that repeats exactly from run to run. The gate holds their lockfree ÷ apple ratio.\n"
+        } else if let note = set.metadata.instructionNote {
+            out += "\nInstruction counts are unavailable: \(note).\n"
+        }
 
         for group in groups(set) {
             out += "\n## \(group)\n\n"
@@ -50,7 +57,8 @@ public enum ReportFormat {
         }
         let list = contenders.joined(separator: " / ")
         var header = ["benchmark"] + contenders.map { "\($0) p50 / p99" }
-        header += ["mallocs/op (\(list))", "invalidations/op (\(list))"]
+        let counted = set.hasInstructions ? [MetricName.instructions] : []
+        header += ["mallocs/op (\(list))", "invalidations/op (\(list))"] + counted.map { _ in "instructions/op (\(list))" }
         if let reference { header += others.map { "\(reference) ÷ \($0) (p50, 95% CI)" } }
         let rows = set.benchmarkNames.map { name -> [String] in
             var row = [name]
@@ -62,7 +70,11 @@ public enum ReportFormat {
                         NumberFormat.duration($0.summary.p50) + " / " + NumberFormat.duration($0.summary.p99)
                     } ?? "n/a")
             }
-            for metric in [MetricName.mallocs, MetricName.invalidations] {
+            for metric in [MetricName.mallocs, MetricName.invalidations] + counted {
+                if !contenders.contains(where: { set.result(name, $0)?.metric(metric) != nil }) && metric == MetricName.instructions {
+                    row.append("")
+                    continue
+                }
                 row.append(
                     contenders.map { c in
                         guard let r = set.result(name, c) else { return "–" }
@@ -100,6 +112,7 @@ public enum ReportFormat {
         let rows = [
             ["date", m.date], ["machine", m.machine], ["cpu", m.cpu], ["cores", String(m.cores)],
             ["toolchain", m.toolchain], ["swift on PATH", m.toolchainOnPath], ["allocator", m.allocator],
+            ["instructions", m.instructionCounter ?? "unavailable: \(m.instructionNote ?? "not counted")"],
             ["git commit", m.gitCommit], ["mode", m.mode], ["command", m.commandLine],
         ]
         let reproduce = (["swift", "run", "-c", "release", "bench"] + m.command.dropFirst()).map(shellQuoted)

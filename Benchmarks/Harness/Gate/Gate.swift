@@ -4,9 +4,12 @@
 ///   fewer an improvement. A workload's extra metrics (unit `value`, e.g. the grid's `sum` and
 ///   `count`) are deterministic results: any change is a regression.
 /// - `mallocs` per operation may move by the benchmark's absolute tolerance.
-/// - Time is gated only as the ratio `lockfree p50 / apple p50` measured in the same run, against
-///   the baseline's ratio, within `timeRatioTolerance` (a factor). Absolute times drift between runs
-///   on shared machines; a ratio of two contenders measured side by side drifts much less.
+/// - Speed is gated as a ratio of the two contenders measured in the same run, `lockfree / apple`,
+///   against the baseline's ratio. Where both runs counted instructions (callgrind, deterministic),
+///   the instruction ratio is gated within `instructionRatioTolerance` and the time ratio is not.
+///   Elsewhere the wall-clock ratio `lockfree p50 / apple p50` is gated within `timeRatioTolerance`:
+///   absolute times drift between runs on shared machines; a ratio drifts less, but still enough
+///   that its tolerance only catches gross regressions.
 public enum Gate {
     public static let ratioNumerator = "lockfree"
     public static let ratioDenominator = "apple"
@@ -39,7 +42,7 @@ public enum Gate {
 
         /// Benchmarks whose time ratio regressed: re-measure them before believing it.
         public var timeSuspects: [String] {
-            regressions.filter { $0.metric == "time ratio" }.map(\.benchmark)
+            regressions.filter { $0.metric == Gate.timeRatio }.map(\.benchmark)
         }
     }
 
@@ -67,23 +70,36 @@ public enum Gate {
             }
         }
         for name in current.benchmarkNames {
-            guard let n = ratio(current, name), let o = ratio(baseline, name) else { continue }
-            let t = thresholds.timeRatioTolerance(for: name)
-            let kind: Finding.Kind? = n > o * t ? .regression : n < o / t ? .improvement : nil
+            let metric: String, tolerance: Double, o: Double, n: Double
+            if let ni = ratio(current, name, of: MetricName.instructions),
+                let oi = ratio(baseline, name, of: MetricName.instructions)
+            {
+                (metric, tolerance, o, n) = (instructionRatio, thresholds.instructionRatioTolerance(for: name), oi, ni)
+            } else if let nt = ratio(current, name), let ot = ratio(baseline, name) {
+                (metric, tolerance, o, n) = (timeRatio, thresholds.timeRatioTolerance(for: name), ot, nt)
+            } else {
+                continue
+            }
+            let kind: Finding.Kind? = n > o * tolerance ? .regression : n < o / tolerance ? .improvement : nil
             if let kind {
                 findings.append(Finding(kind: kind, benchmark: name, contender: "\(ratioNumerator)/\(ratioDenominator)",
-                    metric: "time ratio", old: o, new: n, allowed: "× \(NumberFormat.plain(t))"))
+                    metric: metric, old: o, new: n, allowed: "× \(NumberFormat.plain(tolerance))"))
             }
         }
         let failures = current.results.filter { $0.failure != nil }.map { "\($0.benchmark) on \($0.contender)" }
         return Verdict(findings: findings, failures: failures)
     }
 
-    /// `lockfree p50 / apple p50` of `name`, when both ran without failing.
-    static func ratio(_ set: ResultSet, _ name: String) -> Double? {
+    /// The names of the two ratio findings.
+    public static let timeRatio = "time ratio"
+    public static let instructionRatio = "instruction ratio"
+
+    /// `lockfree p50 / apple p50` of `metric` (time by default) in `name`, when both ran without
+    /// failing and measured it.
+    static func ratio(_ set: ResultSet, _ name: String, of metric: String = MetricName.time) -> Double? {
         guard let a = set.result(name, ratioNumerator), a.failure == nil, let b = set.result(name, ratioDenominator),
-            b.failure == nil, let ta = a.metric(MetricName.time)?.summary.p50,
-            let tb = b.metric(MetricName.time)?.summary.p50, tb > 0
+            b.failure == nil, let ta = a.metric(metric)?.summary.p50,
+            let tb = b.metric(metric)?.summary.p50, tb > 0
         else { return nil }
         return ta / tb
     }

@@ -29,7 +29,9 @@ public enum MetadataCollector {
             cores: ProcessInfo.processInfo.activeProcessorCount, toolchain: toolchain,
             toolchainOnPath: firstLine(of: ["swift", "--version"]) ?? "unknown",
             allocator: AllocationCounter.allocatorName, allocationNote: AllocationCounter.unavailableReason,
-            gitCommit: gitCommit(), mode: mode)
+            gitCommit: gitCommit(), mode: mode,
+            instructionCounter: InstructionCounter.tool.map { "callgrind (\($0))" },
+            instructionNote: InstructionCounter.unavailableReason)
     }
 
     /// The command as a user reruns it: `swift run -c release bench ARGS`, without the path of the

@@ -28,6 +28,11 @@ public struct ResultSet: Sendable, Equatable, Codable {
         return copy
     }
 
+    /// Whether any result counted instructions.
+    public var hasInstructions: Bool {
+        results.contains { $0.metric(MetricName.instructions) != nil }
+    }
+
     /// Benchmark names in first-run order, each once.
     public var benchmarkNames: [String] {
         var seen = Set<String>()
@@ -109,6 +114,7 @@ public enum MetricName {
     public static let time = "time"  // ns per operation, sampled
     public static let mallocs = "mallocs"  // malloc calls per operation
     public static let bytes = "bytes"  // bytes allocated per operation
+    public static let instructions = "instructions"  // instructions per operation (callgrind)
     public static let notifications = "notifications"
     public static let invalidations = "invalidations"
     public static let evaluations = "evaluations"

@@ -18,6 +18,10 @@ public struct RunMetadata: Sendable, Equatable, Codable {
     public var allocator: String
     /// Why allocation metrics are missing; `nil` when they were counted.
     public var allocationNote: String?
+    /// What counted instructions, e.g. `callgrind (valgrind-3.19.0)`; `nil` when nothing did.
+    public var instructionCounter: String?
+    /// Why instruction counts are missing; `nil` when they were counted.
+    public var instructionNote: String?
     /// `git rev-parse HEAD`, with `-dirty` when the tree had changes; `unknown` outside a checkout.
     public var gitCommit: String
     /// `quick`, `default` or `full`.
@@ -25,7 +29,8 @@ public struct RunMetadata: Sendable, Equatable, Codable {
 
     public init(
         date: String, command: [String], machine: String, cpu: String, cores: Int, toolchain: String,
-        toolchainOnPath: String, allocator: String, allocationNote: String?, gitCommit: String, mode: String
+        toolchainOnPath: String, allocator: String, allocationNote: String?, gitCommit: String, mode: String,
+        instructionCounter: String? = nil, instructionNote: String? = nil
     ) {
         self.date = date
         self.command = command
@@ -36,6 +41,8 @@ public struct RunMetadata: Sendable, Equatable, Codable {
         self.toolchainOnPath = toolchainOnPath
         self.allocator = allocator
         self.allocationNote = allocationNote
+        self.instructionCounter = instructionCounter
+        self.instructionNote = instructionNote
         self.gitCommit = gitCommit
         self.mode = mode
     }

@@ -155,7 +155,9 @@ enum Books {
                         expectedCounts: { params in
                             let n = params.int("n", default: 1000)
                             return expected(step, fineGrained: C.isFineGrained, n: n, visible: min(params.int("visible", default: 50), n))
-                        }
+                        },
+                        // Up to 1000 books: setup under callgrind takes seconds beyond that.
+                        instructionOperations: { $0.int("n", default: 1000) <= 1000 ? 20 : nil }
                     ) { params in
                         let scene = BookScene<C>(n: params.int("n", default: 1000), visible: params.int("visible", default: 50))
                         let body = try operation(step, scene)

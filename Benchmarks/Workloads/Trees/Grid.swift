@@ -79,7 +79,11 @@ enum Grid {
     struct Family: WorkloadFamily {
         let sets: [Parameters]
         func visit<C: Contender>(_: C.Type) -> [Benchmark] {
-                [Benchmark(family: "trees/grid", contender: C.name, parameterSets: sets, parameterKinds: kinds) { params in
+                [Benchmark(
+                    family: "trees/grid", contender: C.name, parameterSets: sets, parameterKinds: kinds,
+                    // The sanity case only: the large grid takes 0.1 s an operation.
+                    instructionOperations: { Config($0).width * Config($0).layers <= 100 ? 100 : nil }
+                ) { params in
                     let grid = GridScene<C>(Config(params))
                     let first = try grid.run(offset: 0)
                     FileHandle.standardError.write(Data(

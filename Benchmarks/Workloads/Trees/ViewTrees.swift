@@ -38,6 +38,8 @@ enum ViewTrees {
         var name: String { "trees/kairo-\(shape)" }
         func expected(fineGrained: Bool, _: Parameters) -> Counts? { fineGrained ? fine : naive }
         func build<C: Contender>(_: C.Type, _: Parameters) throws -> Tree<C> { kairoTree(C.self, shape) }
+        // apple's broad and mux cases take 0.25-0.5 ms an operation.
+        func instructionOperations(_: Parameters) -> Int? { 40 }
     }
 
     static func kairoTree<C: Contender>(_: C.Type, _ name: String) -> Tree<C> {
@@ -133,6 +135,8 @@ enum ViewTrees {
         // Which cells change depends on the values; each batch checks glitch-freedom instead
         // (every cell evaluated at most once) and the last layer's known values at L = 1000.
         func expected(fineGrained: Bool, _: Parameters) -> Counts? { nil }
+        // Tens of milliseconds an operation: too slow for callgrind.
+        func instructionOperations(_: Parameters) -> Int? { nil }
         func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
             try cellxTree(C.self, layers: max(1, p.int("layers", default: 1000)))
         }
