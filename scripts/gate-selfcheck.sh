@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Measures the regression gate itself (issue: "the gate's own quality"):
 #   1. N gate runs on unchanged code against a fresh baseline: every one must pass (exit 0 or 4);
-#   2. a 2x slowdown of the registrar's tracked read must fail it (exit 2), every time;
+#   2. a 2x slowdown of the registrar's tracked read must fail it (exit 2), every time: it is
+#      caught by the lockfree/apple instruction ratio (callgrind), which repeats exactly;
 #   3. one extra allocation per tracking scope must fail it (exit 2);
 #   4. a changed invalidation count must fail it (exit 2, or 1 where the count also differs from the
 #      benchmark's own declared counts, which fails that benchmark outright).
 # The injections are compile-time flags of the registrar (BENCH_SELFCHECK_*), built in their own
-# scratch folder; the code you ship is never changed. Usage: scripts/gate-selfcheck.sh [N] [FILTER]
+# scratch folder; the code you ship is never changed. The slowed build is checked SLOW_RUNS times
+# (default 3). Usage: [SLOW_RUNS=K] scripts/gate-selfcheck.sh [N] [FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
@@ -32,7 +34,11 @@ done
 echo "unchanged code: $passes of $runs passed"
 
 injected_fails=0
-for flag in BENCH_SELFCHECK_SLOW_TRACKED_READ BENCH_SELFCHECK_EXTRA_ALLOCATION BENCH_SELFCHECK_EXTRA_NOTIFICATION; do
+slow_runs=${SLOW_RUNS:-3}
+flags=()
+for _ in $(seq 1 "$slow_runs"); do flags+=(BENCH_SELFCHECK_SLOW_TRACKED_READ); done
+flags+=(BENCH_SELFCHECK_EXTRA_ALLOCATION BENCH_SELFCHECK_EXTRA_NOTIFICATION)
+for flag in "${flags[@]}"; do
     swift build -c release --product bench --scratch-path .build-selfcheck -Xswiftc "-D$flag" >/dev/null \
         || { echo "$flag: build failed"; exit 1; }
     injected="$(swift build -c release --scratch-path .build-selfcheck --show-bin-path)/bench"
@@ -40,8 +46,11 @@ for flag in BENCH_SELFCHECK_SLOW_TRACKED_READ BENCH_SELFCHECK_EXTRA_ALLOCATION B
     rc=$?
     echo "$flag: exit $rc ($(grep -c -E '^\| regression' "$work/out") regressions, $(grep -c '^FAILED' "$work/out") failed benchmarks)"
     grep -E -m 5 '^\| regression|^FAILED' "$work/out" | cut -c1-200
-    [ $rc = 2 ] || [ $rc = 1 ] || injected_fails=$((injected_fails + 1))
+    # A changed count may also fail the benchmark's own declared counts (exit 1); the others must
+    # be regressions (exit 2).
+    if [ "$flag" = BENCH_SELFCHECK_EXTRA_NOTIFICATION ]; then [ $rc = 2 ] || [ $rc = 1 ]; else [ $rc = 2 ]; fi \
+        || injected_fails=$((injected_fails + 1))
 done
 
-echo "summary: unchanged $passes/$runs passed; injected regressions missed: $injected_fails of 3"
+echo "summary: unchanged $passes/$runs passed; injected regressions missed: $injected_fails of ${#flags[@]}"
 [ $passes = "$runs" ] && [ $injected_fails = 0 ]
