@@ -43,8 +43,3 @@ void tracking_grow_pending(tracking_thread *state) {
     if (!state->entries && !state->pending) register_exit_hook();
     state->pending = grow(state->pending, &state->pendingCapacity, sizeof(uint32_t));
 }
-
-// The calling thread's scope depth, with Swift's calling convention, for
-// `TrackedObject._trackingDepth()` (declared with `@_silgen_name` and `@_effects(readonly)`): the
-// Swift optimiser then knows the check reads memory only, and keeps the object a getter reads at +0.
-__attribute__((swiftcall)) intptr_t tracking_depth_swiftcall(void) { return tracking_current.depth; }

@@ -1,62 +1,70 @@
-import CTrackingSupport
+@preconcurrency import CTrackingSupport
 import Synchronization
 
-/// The calling thread's scope depth (`CTrackingSupport`, Swift calling convention). A call that the
-/// optimiser knows to be read-only: an inlined C check is opaque to it, and made every read retain
-/// and release the object it reads.
-@usableFromInline @_effects(readonly) @_silgen_name("tracking_depth_swiftcall")
-func _trackingDepth() -> Int
+/// The calling thread's scope depth: a load of the C thread-local `tracking_current` (initial-exec
+/// TLS), inlined into every getter. A plain global load, not a call, so the optimiser keeps the
+/// object a getter reads at +0. (`@preconcurrency`: the thread-local is per thread, never shared.)
+@inlinable @inline(__always)
+var _trackingDepth: Int { tracking_current.depth }
 
 extension TrackedObject {
     /// Records a read of `property` in the calling thread's active tracking scope, if any.
     ///
     /// Without an active scope this is one thread-local load and a branch. Call it after reading
-    /// the stored value. Call it from a
-    /// hand-written getter; `@Tracked` calls it for you.
+    /// the stored value. Call it from a hand-written getter; `@Tracked` calls it for you.
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
-        let object = Unmanaged.passUnretained(self).toOpaque()
-        if _slowPath(_trackingDepth() != 0) {
-            TrackedObject._recordAccess(object, property)
+        if _slowPath(_trackingDepth != 0) {
+            _trackingRecordAccess(self, property)
             #if BENCH_SELFCHECK_SLOW_TRACKED_READ
             // scripts/gate-selfcheck.sh: a deliberate 2x slowdown of the tracked read.
-            TrackedObject._recordAccess(object, property)
+            _trackingRecordAccess(self, property)
             #endif
         }
     }
 
-    /// The object goes as a raw pointer and the function is `releasenone` (it only retains): so the
-    /// optimiser keeps the caller's object at +0, and an inlined getter does not retain and release
-    /// the object it reads.
-    @usableFromInline @_effects(releasenone)
-    static func _recordAccess(_ object: UnsafeMutableRawPointer, _ property: Int) {
-        let thread = tracking_thread_state()!
-        Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { $0._recordAccess(property, thread) }
-    }
-
+    /// A repeated read finds this object's entry through the hint and sets its bit; a first read
+    /// appends an entry (`_appendAccess`, out of line, so the repeated read needs no stack frame).
+    @inline(__always)
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let word = UInt32(truncatingIfNeeded: property >> 6)
-        let bit: UInt64 = 1 << UInt64(property & 63)
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        // Relaxed: the hint is only a guess, checked against this thread's own buffer.
-        let hint = _entryHint.load(ordering: .relaxed) - 1
-        if hint >= thread.pointee.scopeStart && hint < thread.pointee.count {
-            let entry = thread.pointee.entries + hint
-            if entry.pointee.object == me && entry.pointee.word == word {
-                entry.pointee.mask |= bit
+        // Relaxed: the hint is only a guess, checked against this thread's own buffer. One unsigned
+        // compare checks scopeStart <= hint < count.
+        let hint = _entryHint.load(ordering: .relaxed) &- 1
+        let start = thread.pointee.scopeStart
+        if UInt(bitPattern: hint &- start) < UInt(bitPattern: thread.pointee.count &- start) {
+            let entry = thread.pointee.entries.unsafelyUnwrapped + hint
+            if UInt(bitPattern: entry.pointee.object) == UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+                && entry.pointee.word == word
+            {
+                entry.pointee.mask |= 1 << UInt64(property & 63)
                 return
             }
         }
+        _appendAccess(property, thread)
+    }
+
+    @inline(never)
+    final func _appendAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         if thread.pointee.count == thread.pointee.capacity { tracking_grow_entries(thread) }
         let index = thread.pointee.count
         // Acquire: a later read of the property sees at least the mutations counted so far.
         let version = _version.load(ordering: .acquiring)
         // The scope holds the object until it has installed its observers.
-        (thread.pointee.entries + index).initialize(
+        (thread.pointee.entries.unsafelyUnwrapped + index).initialize(
             to: tracking_entry(
-                object: Unmanaged.passRetained(self).toOpaque(), mask: bit, version: version, word: word,
-                ownWrites: 0))
-        thread.pointee.count = index + 1
-        _entryHint.store(index + 1, ordering: .relaxed)
+                object: Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63), version: version,
+                word: UInt32(truncatingIfNeeded: property >> 6), ownWrites: 0))
+        thread.pointee.count = index &+ 1
+        _entryHint.store(index &+ 1, ordering: .relaxed)
     }
+}
+
+/// The slow half of `trackAccess`: a free function, so the inlined caller passes no metadata, with
+/// the record inlined into it. It is `releasenone` (it only retains): so the optimiser keeps the
+/// caller's object at +0 (guaranteed), and an inlined getter does not retain and release the object
+/// it reads.
+@usableFromInline @_effects(releasenone)
+func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
+    object._recordAccess(property, tracking_thread_state().unsafelyUnwrapped)
 }

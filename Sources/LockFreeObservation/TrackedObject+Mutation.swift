@@ -1,4 +1,4 @@
-import CTrackingSupport
+@preconcurrency import CTrackingSupport
 import Synchronization
 
 extension TrackedObject {
@@ -16,7 +16,7 @@ extension TrackedObject {
         if _slowPath(_observed.load(ordering: .sequentiallyConsistent) & (1 << UInt64(property & 63)) != 0) {
             TrackedObject._notifyObservers(Unmanaged.passUnretained(self).toOpaque(), of: property)
         }
-        if _slowPath(_trackingDepth() != 0) {
+        if _slowPath(_trackingDepth != 0) {
             TrackedObject._countOwnWrite(Unmanaged.passUnretained(self).toOpaque())
         }
     }

@@ -28,16 +28,15 @@ typedef struct tracking_thread {
     intptr_t pendingCapacity;
 } tracking_thread;
 
+/// The calling thread's state. Swift reads `tracking_current.depth` directly (an inlined TLS load,
+/// `_trackingDepth`) on every tracked get and set; everything else goes through
+/// `tracking_thread_state()`.
 extern _Thread_local tracking_thread tracking_current __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state.
 static inline __attribute__((always_inline)) tracking_thread *tracking_thread_state(void) {
     return &tracking_current;
 }
-
-/// The calling thread's scope depth, with Swift's calling convention: Swift declares it read-only
-/// (`_trackingDepth()`), which an inline C function cannot be.
-__attribute__((swiftcall)) intptr_t tracking_depth_swiftcall(void);
 
 /// Grows `entries` to hold at least one more entry. Registers a thread-exit destructor on first use.
 void tracking_grow_entries(tracking_thread *state);
