@@ -29,7 +29,7 @@ for i in $(seq 1 "$runs"); do
     rc=$?
     if [ $rc = 0 ] || [ $rc = 4 ]; then passes=$((passes + 1)); else fails=$((fails + 1)); fi
     echo "unchanged code, gate run $i: exit $rc"
-    [ $rc = 0 ] || [ $rc = 4 ] || sed -n '1,20p' "$work/out"
+    [ $rc = 0 ] || [ $rc = 4 ] || grep -E '^\| regression|^FAILED|^bench:' "$work/out" | cut -c1-200
 done
 echo "unchanged code: $passes of $runs passed"
 

@@ -71,6 +71,25 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(report.contains("```sh\nswift run -c release bench run --filter 'a b'\n```"))
     }
 
+    @Test func reportShowsInstructionsOrWhyTheyAreMissing() {
+        var set = sampleSet()
+        set.metadata.instructionNote = "valgrind is not on PATH (apt-get install valgrind)"
+        let without = ReportFormat.format(set)
+        #expect(without.contains("Instruction counts are unavailable: valgrind is not on PATH (apt-get install valgrind)."))
+        #expect(!without.contains("instructions/op"))
+        set.metadata.instructionNote = nil
+        set.metadata.instructionCounter = "callgrind (valgrind-3.19.0)"
+        for i in set.results.indices {
+            let value = set.results[i].contender == "lockfree" ? 60.0 : 1372
+            set.results[i].metrics.append(MetricResult(name: "instructions", unit: "instructions", value: value))
+        }
+        let with = ReportFormat.format(set)
+        #expect(with.contains("| mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | instructions/op (lockfree / apple) |"))
+        #expect(with.contains("| 1 / 1 | 2 / 2 | 60 / 1372 |"))
+        #expect(with.contains("counted by callgrind (valgrind-3.19.0)"))
+        #expect(with.contains("| instructions | callgrind (valgrind-3.19.0) |"))
+    }
+
     @Test func comparisonMarksOverlappingRanges() {
         let old = sampleSet()
         let new = sampleSet(lockfreeTime: [30, 31, 32, 33, 34, 35, 36], appleTime: [21, 22, 23, 24, 25, 26, 27], mallocs: 3)
