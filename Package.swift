@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependencies point one way:
 //   bench -> Harness + Workloads -> Contenders -> LockFreeObservation -> CTrackingSupport
+//   Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
 // jemalloc is behind the default-on `Jemalloc` trait so that sanitizer builds can drop it:
 //   swift test --sanitize=thread --disable-default-traits
 let package = Package(
