@@ -6,6 +6,9 @@ public enum Measurer {
         public var metrics: [MetricResult]
         public var failure: String?
         public var batch: Int
+
+        /// A pass that measured nothing because of `why`.
+        static func failed(_ why: String) -> PassReport { PassReport(metrics: [], failure: why, batch: 0) }
     }
 
     /// The timing pass: setup time, then time per operation.

@@ -73,7 +73,7 @@ public struct ChildProcessExecutor: PassExecutor {
         guard InstructionCounter.unavailableReason == nil, let valgrind = InstructionCounter.valgrindPath else {
             return nil
         }
-        let failedAll = { (why: String) in runs.map { _ in Measurer.PassReport(metrics: [], failure: why, batch: 0) } }
+        let failedAll = { (why: String) in runs.map { _ in Measurer.PassReport.failed(why) } }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-callgrind-\(UUID().uuidString)")
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
             return failedAll("cannot create a folder for callgrind: \(error)")
@@ -130,7 +130,7 @@ public struct ChildProcessExecutor: PassExecutor {
         _ requests: [ChildRequest], extraEnvironment: [String: String], limit: Double,
         launcher: ((_ arguments: [String]) -> (String, [String]))? = nil
     ) -> [Measurer.PassReport] {
-        let failedAll = { (why: String) in requests.map { _ in Measurer.PassReport(metrics: [], failure: why, batch: 0) } }
+        let failedAll = { (why: String) in requests.map { _ in Measurer.PassReport.failed(why) } }
         let request = requests[0]
         let process = Process()
         let json =
