@@ -38,7 +38,7 @@ let package = Package(
             dependencies: ["CCallgrind", .target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
             path: "Benchmarks/Harness"
         ),
-        .target(name: "Workloads", dependencies: ["Contenders", "Harness"], path: "Benchmarks/Workloads"),
+        .target(name: "Workloads", dependencies: ["Contenders", "Harness"], path: "Benchmarks/Workloads", swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .executableTarget(name: "bench", dependencies: ["Harness", "Workloads"], path: "Benchmarks/bench"),
 
         .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
