@@ -75,8 +75,10 @@ final class BookScene<C: Contender> {
         }
     }
 
-    /// A frame: evaluate what changed, then reconcile the window's rows.
+    /// A frame: evaluate what changed, then reconcile the window's rows. With nothing invalidated
+    /// and the window unchanged there is nothing to do, as a UI framework skips the render pass.
     func frame() throws {
+        guard graph.hasDirtyViews || listChanged || graph.verifies else { return }
         try graph.flush()
         syncRows()
         if graph.verifies { try graph.verify() }
@@ -91,4 +93,7 @@ final class BookScene<C: Contender> {
     }
 
     var mountedRowCount: Int { rows.count }
+
+    /// The book the single-book steps change: the window's second row (its first when it has one).
+    var mountedBook: C.Book { library.books[windowStart + min(1, visible - 1)] }
 }

@@ -66,10 +66,9 @@ enum Books {
         let library = scene.library
         let visible = scene.visible
         let n = library.books.count
-        let mounted = { library.books[scene.windowStart + min(1, visible - 1)] }
         switch step {
         case "toggle-available":
-            return { _ in mounted().isAvailable.toggle(); try scene.frame() }
+            return { _ in scene.mountedBook.isAvailable.toggle(); try scene.frame() }
         case "toggle-unmounted":
             return { _ in
                 guard visible < n else { return }
@@ -78,18 +77,18 @@ enum Books {
             }
         case "rename-title":
             return { i in
-                let book = mounted()
+                let book = scene.mountedBook
                 book.title = i % 2 == 0 ? "Renamed \(book.id)" : "Book \(book.id)"
                 try scene.frame()
             }
         case "rename-author":
             return { i in
-                mounted().author.name = i % 2 == 0 ? "Renamed author" : "Author"
+                scene.mountedBook.author.name = i % 2 == 0 ? "Renamed author" : "Author"
                 try scene.frame()
             }
         case "equal-write":
             return { _ in
-                let book = mounted()
+                let book = scene.mountedBook
                 book.title = book.title
                 try scene.frame()
             }

@@ -45,6 +45,8 @@ final class FrameSchedule {
         dirty.push(view)
     }
 
+    var hasDirtyViews: Bool { !dirty.isEmpty }
+
     /// The next dirty view, shallowest first; its dirty flag is cleared. A frame with nothing
     /// dirty costs one check.
     @inline(__always)

@@ -26,6 +26,9 @@ final class ViewGraph<C: Contender> {
 
     var mountedCount: Int { mounted.count }
 
+    /// Whether a view was invalidated since the last frame.
+    var hasDirtyViews: Bool { schedule.hasDirtyViews }
+
     /// Tearing the graph down ends every subscription, as unmounting does: a fine-grained
     /// contender's scope holds its view (the observer) until it fires or is cancelled.
     deinit {
