@@ -13,12 +13,15 @@ public enum LockFree: Contender {
     // an app's models usually live in the module that uses them, where they inline anyway.
     // `@exclusivity(unchecked)`: `_modify` yields the storage, which would otherwise make every
     // access pay a dynamic exclusivity check (as `@Observable`'s do).
+    // The `String` setters are `@inline(__always)`: the optimiser leaves them out of line for the
+    // string comparison, and then an equal write pays a retain and a release of the new value
+    // (two atomics) just to compare it.
 
     public final class Author: TrackedObject, AuthorModel {
         @usableFromInline @exclusivity(unchecked) var _name: String
         @inlinable public var name: String {
             get { let v = _name; trackAccess(0); return v }
-            set { if _name != newValue { trackMutation(0); _name = newValue } }
+            @inline(__always) set { if _name != newValue { trackMutation(0); _name = newValue } }
             _modify { trackAccess(0); trackMutation(0); yield &_name }
         }
         public init(name: String) { _name = name }
@@ -33,7 +36,7 @@ public enum LockFree: Contender {
 
         @inlinable public var title: String {
             get { let v = _title; trackAccess(0); return v }
-            set { if _title != newValue { trackMutation(0); _title = newValue } }
+            @inline(__always) set { if _title != newValue { trackMutation(0); _title = newValue } }
             _modify { trackAccess(0); trackMutation(0); yield &_title }
         }
         @inlinable public var author: Author {
