@@ -43,7 +43,38 @@ final class PlanRecorder: PassExecutor {
         #expect(results[0].failure == nil)
         #expect(results[1].failure == "missed")
         #expect(recorder.countingOperations.withLock { $0 } == [100, 100, 1, 1])  // not the timing batch (64)
-        #expect(recorder.plans.withLock { $0 } == [plan, plan, plan, plan])
+        // The default mode times each run in 3 processes, each with a third of the plan.
+        #expect(recorder.plans.withLock { $0 } == Array(repeating: plan.share(3), count: 12))
+    }
+
+    @Test func timingSamplesOfSeveralProcessesArePooled() throws {
+        /// Process i reports samples [10i, 10i + 1] and a setup time of 100 - i.
+        final class Numbered: PassExecutor {
+            let calls = Mutex(0)
+            func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
+                let i = Double(calls.withLock { n in defer { n += 1 }; return n })
+                let samples = [10 * i, 10 * i + 1]
+                return Measurer.PassReport(
+                    metrics: [
+                        MetricResult(name: "time", unit: "ns", summary: Summary(samples), samples: samples),
+                        MetricResult(name: "setup_time", unit: "ns", value: 100 - i),
+                    ], failure: nil, batch: 8)
+            }
+            func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+                Measurer.PassReport(metrics: [], failure: nil, batch: operations)
+            }
+        }
+        let executor = Numbered()
+        let plan = TimingPlan(budgetNanoseconds: 900, maxSamples: 10, minSamples: 5)
+        let result = Runner(executor: executor).measure(try runs()[0], plan: plan, processes: 3)
+        let time = try #require(result.metrics.first { $0.name == "time" })
+        #expect(time.samples == [0, 1, 10, 11, 20, 21])
+        #expect(time.summary == Summary([0, 1, 10, 11, 20, 21]))
+        #expect(result.metrics.first { $0.name == "setup_time" }?.summary.p50 == 99)
+        #expect(executor.calls.withLock { $0 } == 3)
+        #expect(plan.share(3).budgetNanoseconds == 300)
+        #expect(plan.share(3).maxSamples == 4)
+        #expect(plan.share(3).minSamples == 2)
     }
 
     @Test func instructionPassesRunOnceForAllRunsThatDeclareThem() throws {
@@ -74,13 +105,14 @@ final class PlanRecorder: PassExecutor {
         _ = Runner(executor: recorder).run(try runs(), plan: plan, deadline: 1, mode: .quick)
         let budgets = recorder.plans.withLock { $0 }.map { Double($0.budgetNanoseconds) / 1e9 }
         // The recorder spends none of its budget, so each run gets the whole second left over the runs
-        // left: 1/4, 1/3, 1/2, then 1 capped at quick's 0.5 s.
-        let expected = [0.25, 1.0 / 3, 0.5, 0.5]
-        #expect(budgets.count == 4)
+        // left: 1/4, 1/3, 1/2, then 1 capped at quick's 0.5 s; quick times each run in 2 processes,
+        // each with half of it.
+        let expected = [0.25, 1.0 / 3, 0.5, 0.5].flatMap { [$0 / 2, $0 / 2] }
+        #expect(budgets.count == 8)
         #expect(zip(budgets, expected).allSatisfy { abs($0 - $1) < 0.005 }, "\(budgets)")
         let tight = PlanRecorder()
         _ = Runner(executor: tight).run(try runs(), plan: plan, deadline: 0.01, mode: .quick)
-        #expect(tight.plans.withLock { $0 }.allSatisfy { $0.budgetNanoseconds == 30_000_000 })  // the floor
+        #expect(tight.plans.withLock { $0 }.allSatisfy { $0.budgetNanoseconds == 15_000_000 })  // the floor, halved
     }
 
     @Test func measuringCommandsAreKnown() {

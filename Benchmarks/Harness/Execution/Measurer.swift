@@ -9,6 +9,32 @@ public enum Measurer {
 
         /// A pass that measured nothing because of `why`.
         static func failed(_ why: String) -> PassReport { PassReport(metrics: [], failure: why, batch: 0) }
+
+        init(metrics: [MetricResult], failure: String?, batch: Int) {
+            self.metrics = metrics
+            self.failure = failure
+            self.batch = batch
+        }
+
+        /// Timing passes of one run in several processes, as one: the samples of each metric
+        /// concatenated in process order, a single-valued metric (setup time) the median of the
+        /// processes' values, the first failure, the first batch size.
+        init(pooling reports: [PassReport]) {
+            var metrics: [MetricResult] = []
+            for name in reports.first?.metrics.map(\.name) ?? [] {
+                let all = reports.compactMap { $0.metrics.first { $0.name == name } }
+                guard let first = all.first else { continue }
+                if first.samples != nil {
+                    let samples = all.flatMap { $0.samples ?? [] }
+                    metrics.append(MetricResult(name: name, unit: first.unit, summary: Summary(samples), samples: samples))
+                } else {
+                    let values = all.map(\.summary.p50).sorted()
+                    metrics.append(MetricResult(name: name, unit: first.unit, value: values[(values.count - 1) / 2]))
+                }
+            }
+            self.init(
+                metrics: metrics, failure: reports.lazy.compactMap(\.failure).first, batch: reports.first?.batch ?? 0)
+        }
     }
 
     /// The timing pass: setup time, then time per operation.

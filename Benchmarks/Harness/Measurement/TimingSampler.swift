@@ -23,6 +23,18 @@ public struct TimingPlan: Sendable, Equatable, Codable {
         self.warmupNanoseconds = warmupNanoseconds ?? budgetNanoseconds / 10
         self.targetSampleNanoseconds = targetSampleNanoseconds
     }
+
+    /// One of `processes` equal shares of this plan: budget, warm-up and sample bounds divided
+    /// (sample bounds rounded up, so the pooled samples reach the plan's).
+    public func share(_ processes: Int) -> TimingPlan {
+        let k = max(processes, 1)
+        var plan = self
+        plan.budgetNanoseconds = budgetNanoseconds / UInt64(k)
+        plan.warmupNanoseconds = warmupNanoseconds / UInt64(k)
+        plan.maxSamples = (maxSamples + k - 1) / k
+        plan.minSamples = (minSamples + k - 1) / k
+        return plan
+    }
 }
 
 /// What the timing pass measured.
