@@ -67,9 +67,24 @@ enum Primitives {
             }
         })
 
-        list.append(Benchmark(family: "primitives/mutation-unobserved", contender: name, instructionOperations: { _ in 100_000 }) { _ in
+        // objects=1: writes to one object the caller holds, the registrar's own cost. objects=1024:
+        // writes walk an array, and the caller retains and releases each element around the setter
+        // (a setter may run `onChange` callbacks, which may release the object), in every contender.
+        list.append(Benchmark(
+            family: "primitives/mutation-unobserved", contender: name,
+            parameterSets: sets("objects", [1, cellCount]), parameterKinds: ["objects": .integer],
+            instructionOperations: { _ in 100_000 }
+        ) { params in
             let cells = (0..<cellCount).map { C.Cell(Double($0)) }
             var round = 0.0
+            if params.int("objects", default: cellCount) == 1 {
+                let cell = cells[0]
+                return ClosureInstance { ops in
+                    round += 1
+                    for i in 0..<ops { cell.value = round + Double(i) }
+                    return Int(round)
+                }
+            }
             return ClosureInstance { ops in
                 round += 1
                 for i in 0..<ops { cells[i & (cellCount - 1)].value = round + Double(i) }

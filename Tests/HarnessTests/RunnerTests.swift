@@ -44,7 +44,7 @@ final class PlanRecorder: PassExecutor {
         #expect(results[1].failure == "missed")
         #expect(recorder.countingOperations.withLock { $0 } == [100, 100, 1, 1])  // not the timing batch (64)
         // The default mode times each run in 3 processes, each with a third of the plan.
-        #expect(recorder.plans.withLock { $0 } == Array(repeating: plan.share(3), count: 12))
+        #expect(recorder.plans.withLock { $0 } == Array(repeating: (0..<3).map { plan.share(3, index: $0) }, count: 4).flatMap { $0 })
     }
 
     @Test func timingSamplesOfSeveralProcessesArePooled() throws {
@@ -72,9 +72,14 @@ final class PlanRecorder: PassExecutor {
         #expect(time.summary == Summary([0, 1, 10, 11, 20, 21]))
         #expect(result.metrics.first { $0.name == "setup_time" }?.summary.p50 == 99)
         #expect(executor.calls.withLock { $0 } == 3)
-        #expect(plan.share(3).budgetNanoseconds == 300)
-        #expect(plan.share(3).maxSamples == 4)
-        #expect(plan.share(3).minSamples == 2)
+        // 10 samples at most, 5 at least: 4 + 3 + 3 and 2 + 2 + 1.
+        #expect((0..<3).map { plan.share(3, index: $0).maxSamples } == [4, 3, 3])
+        #expect((0..<3).map { plan.share(3, index: $0).minSamples } == [2, 2, 1])
+        #expect(plan.share(3, index: 2).budgetNanoseconds == 300)
+        // Never more processes than samples.
+        let two = TimingPlan(budgetNanoseconds: 900, maxSamples: 2)
+        _ = Runner(executor: executor).measure(try runs()[0], plan: two, processes: 3)
+        #expect(executor.calls.withLock { $0 } == 5)
     }
 
     @Test func instructionPassesRunOnceForAllRunsThatDeclareThem() throws {

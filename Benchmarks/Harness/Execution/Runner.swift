@@ -89,11 +89,12 @@ public struct Runner: Sendable {
     }
 
     func pooledTiming(_ run: PlannedRun, plan: TimingPlan, processes: Int) -> Measurer.PassReport {
+        // Never more processes than samples: `--samples N` caps the pooled samples.
+        let processes = min(processes, max(plan.maxSamples, 1))
         guard processes > 1 else { return executor.timing(run, plan: plan) }
-        let share = plan.share(processes)
         var reports: [Measurer.PassReport] = []
-        for _ in 0..<processes {
-            let report = executor.timing(run, plan: share)
+        for index in 0..<processes {
+            let report = executor.timing(run, plan: plan.share(processes, index: index))
             if report.failure != nil { return report }
             reports.append(report)
         }

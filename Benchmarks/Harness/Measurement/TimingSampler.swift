@@ -24,15 +24,17 @@ public struct TimingPlan: Sendable, Equatable, Codable {
         self.targetSampleNanoseconds = targetSampleNanoseconds
     }
 
-    /// One of `processes` equal shares of this plan: budget, warm-up and sample bounds divided
-    /// (sample bounds rounded up, so the pooled samples reach the plan's).
-    public func share(_ processes: Int) -> TimingPlan {
+    /// Process `index`'s share of this plan when `processes` processes pool their samples: budget
+    /// and warm-up divided, and the sample bounds split so that the pooled samples keep them (the
+    /// first processes take one more when they do not divide).
+    public func share(_ processes: Int, index: Int = 0) -> TimingPlan {
         let k = max(processes, 1)
+        func part(_ total: Int) -> Int { total / k + (index < total % k ? 1 : 0) }
         var plan = self
         plan.budgetNanoseconds = budgetNanoseconds / UInt64(k)
         plan.warmupNanoseconds = warmupNanoseconds / UInt64(k)
-        plan.maxSamples = (maxSamples + k - 1) / k
-        plan.minSamples = (minSamples + k - 1) / k
+        plan.maxSamples = part(maxSamples)
+        plan.minSamples = min(part(minSamples), plan.maxSamples)
         return plan
     }
 }
