@@ -92,12 +92,14 @@ enum Primitives {
             }
         })
 
-        // Every object has an observer on `fontSize`; the benchmark writes `theme`.
+        // Every object has an observer on `fontSize`; the benchmark writes `theme`, to one object
+        // the caller holds (objects=1) or walking the array (objects=1024), as above.
         list.append(Benchmark(
             family: "primitives/mutation-other-observed", contender: name,
+            parameterSets: sets("objects", [1, cellCount]), parameterKinds: ["objects": .integer],
             expectedCounts: { _ in C.isFineGrained ? InvalidationCounts() : InvalidationCounts(notifications: 1, invalidations: 1) },
             instructionOperations: { _ in 100_000 }
-        ) { _ in
+        ) { params in
             let objects = (0..<cellCount).map { _ in C.Settings() }
             let observer = CountingObserver()
             var subscriptions = [C.Subscription?](repeating: nil, count: cellCount)
@@ -105,7 +107,16 @@ enum Primitives {
                 _ = C.evaluate({ objects[i].fontSize }, holding: Holdings(objects[i]), observer: observer, subscription: &subscriptions[i])
             }
             var round = 0
-            return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
+            let counts = { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }
+            if params.int("objects", default: cellCount) == 1 {
+                let object = objects[0]
+                return ClosureInstance(counts: counts) { ops in
+                    round += 1
+                    for i in 0..<ops { object.theme = round &* 1_000_003 &+ i }
+                    return round + subscriptions.count
+                }
+            }
+            return ClosureInstance(counts: counts) { ops in
                 round += 1
                 for i in 0..<ops { objects[i & (cellCount - 1)].theme = round &* 1_000_003 &+ i }
                 return round + subscriptions.count

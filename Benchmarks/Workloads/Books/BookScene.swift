@@ -50,18 +50,20 @@ final class BookScene<C: Contender> {
         let books = library.books
         let end = min(windowStart + visible, books.count)
         var wanted: [ObjectIdentifier: C.Book] = [:]
+        wanted.reserveCapacity(end - windowStart)
         for i in windowStart..<end { wanted[ObjectIdentifier(books[i])] = books[i] }
-        for (key, views) in rows where wanted[key] == nil {
+        // The keys first: removing while iterating `rows` would copy the whole dictionary.
+        for key in rows.keys.filter({ wanted[$0] == nil }) {
+            guard let views = rows.removeValue(forKey: key) else { continue }
             graph.unmount(views.row)
             graph.unmount(views.item)
-            rows[key] = nil
         }
         for i in windowStart..<end where rows[ObjectIdentifier(books[i])] == nil {
             let book = books[i]
-            let item = ViewNode("LibraryItemView(\(book.id))", depth: 1, holding: Holdings(book), graph: graph) {
+            let item = ViewNode("LibraryItemView", number: book.id, depth: 1, holding: Holdings(book), graph: graph) {
                 book.id
             }
-            let row = ViewNode("BookRow(\(book.id))", depth: 2, holding: Holdings(book), graph: graph) {
+            let row = ViewNode("BookRow", number: book.id, depth: 2, holding: Holdings(book), graph: graph) {
                 var hasher = Hasher()
                 hasher.combine(book.title)
                 hasher.combine(book.author.name)

@@ -22,7 +22,9 @@ final class ViewGraph<C: Contender> {
     /// Run the oracle after every frame (on in the counting pass and in tests).
     var verifies = false
 
-    private var mounted: [ObjectIdentifier: ViewNode<C>] = [:]
+    /// Mounted views in no particular order; each knows its index (`mountIndex`), so unmounting is
+    /// a swap with the last, with no hashing.
+    private var mounted: [ViewNode<C>] = []
 
     var mountedCount: Int { mounted.count }
 
@@ -32,20 +34,29 @@ final class ViewGraph<C: Contender> {
     /// Tearing the graph down ends every subscription, as unmounting does: a fine-grained
     /// contender's scope holds its view (the observer) until it fires or is cancelled.
     deinit {
-        for node in mounted.values { C.unsubscribe(&node.subscription) }
+        for node in mounted { C.unsubscribe(&node.subscription) }
     }
 
     /// Mounts and renders a view.
     func mount(_ node: ViewNode<C>) {
-        node.isMounted = true
-        mounted[ObjectIdentifier(node)] = node
+        if !node.isMounted {
+            node.isMounted = true
+            node.mountIndex = mounted.count
+            mounted.append(node)
+        }
         evaluate(node)
     }
 
     /// Unmounts a view: its subscription ends; a pending invalidation is dropped.
     func unmount(_ node: ViewNode<C>) {
-        node.isMounted = false
-        mounted[ObjectIdentifier(node)] = nil
+        if node.isMounted {
+            node.isMounted = false
+            let last = mounted.removeLast()
+            if last !== node {
+                mounted[node.mountIndex] = last
+                last.mountIndex = node.mountIndex
+            }
+        }
         C.unsubscribe(&node.subscription)
     }
 
@@ -80,7 +91,7 @@ final class ViewGraph<C: Contender> {
 
     /// The oracle: every mounted view rendered from scratch must equal its incremental output.
     func verify() throws {
-        for node in mounted.values where node.body() != node.output {
+        for node in mounted where node.body() != node.output {
             frameCounts.missed += 1
             if firstMiss == nil {
                 firstMiss = "missed update in view \(node.name): incremental output \(node.output), full re-render \(node.body())"

@@ -4,7 +4,11 @@ import LockFreeObservation
 /// A view: identity, the objects it holds, and a body that reads models and returns its output.
 /// Every body runs in its own tracking scope (never nested in a parent's), as SwiftUI evaluates them.
 final class ViewNode<C: Contender>: ScheduledView {
-    let name: String
+    /// The view's kind, and its number among views of that kind (a book's id), if any: the name
+    /// (`BookRow(42)`) is only built for a failure message, not at every mount.
+    let label: String
+    let number: Int?
+    var name: String { number.map { "\(label)(\($0))" } ?? label }
     let holding: Holdings
     let body: () -> Int
     /// A derived node publishes its output here, written only when it changed.
@@ -13,12 +17,15 @@ final class ViewNode<C: Contender>: ScheduledView {
     var output = 0
     var subscription: C.Subscription?
     var hasRendered = false
+    /// Where the graph keeps this view while it is mounted.
+    var mountIndex = 0
 
     init(
-        _ name: String, depth: Int, holding: Holdings, publishing published: C.Cell? = nil,
+        _ label: String, number: Int? = nil, depth: Int, holding: Holdings, publishing published: C.Cell? = nil,
         graph: ViewGraph<C>, body: @escaping () -> Int
     ) {
-        self.name = name
+        self.label = label
+        self.number = number
         self.holding = holding
         self.published = published
         self.body = body
