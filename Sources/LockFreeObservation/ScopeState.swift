@@ -32,12 +32,18 @@ struct ScopeState: Equatable {
     @inlinable var isArmed: Bool { phase == Self.armed }
 }
 
-/// An observer slot's content: which scope (record index and generation) watches which property.
+/// An observer slot's content: which scope (record index and generation) watches which properties.
 /// A slot holds 0 when empty; record indices start at 1 so a used slot is never 0.
 ///
 ///     bits 40..<64  record index      (up to 16M records)
 ///     bits 16..<40  generation, low 24 bits
-///     bits  0..<16  property index    (up to 65536 properties per object)
+///     bits  0..<16  what it watches:  bit 15 set: bits 0..<15 are a mask of properties 0..<15
+///                                     bit 15 clear: one property index (0..<32768)
+///
+/// The mask form lets a scope that reads several of an object's first 15 properties (a row reading a
+/// book's title, author, availability and selection) publish one slot instead of one per property:
+/// one compare-and-swap to install, one slot to scan and to clear. Properties from 15 on take a
+/// slot each.
 ///
 /// The 24-bit generation makes a stale slot harmless unless one record is recycled 16M times while a
 /// mutation is paused between reading the slot and deciding on it; the record's full 32-bit
@@ -46,15 +52,36 @@ struct ScopeState: Equatable {
 struct SlotContent {
     @usableFromInline var raw: UInt64
 
+    /// Properties below this index share one slot per scope and object (the mask form).
+    @inlinable static var maskedProperties: Int { 15 }
+    @inlinable static var maskForm: UInt64 { 0x8000 }
+    /// Property indices a slot can hold: 0..<32768.
+    @inlinable static var propertyLimit: Int { 0x8000 }
+
     @inlinable init(raw: UInt64) { self.raw = raw }
 
+    /// A slot for one property (any index below `propertyLimit`).
     @inlinable init(record: UInt32, generation: UInt32, property: Int) {
-        raw = UInt64(record) << 40 | UInt64(generation & 0xFF_FFFF) << 16 | UInt64(property & 0xFFFF)
+        precondition(property >= 0 && property < Self.propertyLimit, "property index out of range")
+        raw = UInt64(record) << 40 | UInt64(generation & 0xFF_FFFF) << 16 | UInt64(property)
+    }
+
+    /// A slot for the properties whose bits are set in `mask` (bits 0..<15, at least one set).
+    @inlinable init(record: UInt32, generation: UInt32, mask: UInt64) {
+        raw = UInt64(record) << 40 | UInt64(generation & 0xFF_FFFF) << 16 | Self.maskForm | (mask & 0x7FFF)
     }
 
     @inlinable var record: UInt32 { UInt32(truncatingIfNeeded: raw >> 40) }
     @inlinable var generation24: UInt32 { UInt32(truncatingIfNeeded: raw >> 16) & 0xFF_FFFF }
-    @inlinable var property: Int { Int(raw & 0xFFFF) }
+
+    /// Whether this slot watches `property`.
+    @inlinable func watches(_ property: Int) -> Bool {
+        let low = raw & 0xFFFF
+        if low & Self.maskForm != 0 {
+            return property < Self.maskedProperties && (low >> UInt64(property)) & 1 != 0
+        }
+        return Int(low) == property
+    }
 
     /// Whether `state` is the armed incarnation this slot was written for.
     @inlinable func isLive(in state: ScopeState) -> Bool {

@@ -120,7 +120,7 @@ extension TrackedObject {
                     }
                     continue
                 }
-                guard content.property == property else { continue }
+                guard content.watches(property) else { continue }
                 if TrackingScope.claimCallback(record, &state) {
                     if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
                     thread.pointee.pending[thread.pointee.pendingCount] = content.record

@@ -111,7 +111,7 @@ enum TrackingScope {
         record.pointee.isContinuous.store(continuous, ordering: .relaxed)
         let generation = free.generation
         var slots: UInt64 = 0
-        for i in start..<end { slots += UInt64(thread.pointee.entries[i].mask.nonzeroBitCount) }
+        for i in start..<end { slots += UInt64(slotCount(thread.pointee.entries[i])) }
         record.pointee.watchedSlots.store(UInt64(generation) << 32 | slots, ordering: .relaxed)
         // Release: publishes the payload to whichever thread claims the record from a slot.
         record.pointee.state.store(
@@ -122,7 +122,12 @@ enum TrackingScope {
         for i in start..<end {
             let entry = entries[i]
             Unmanaged<TrackedObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
+                // The first 15 properties share one slot; each property from 15 on takes its own.
                 var bits = entry.mask
+                if entry.word == 0 && bits & lowMask != 0 {
+                    object._insertObserver(SlotContent(record: index, generation: generation, mask: bits & lowMask))
+                    bits &= ~lowMask
+                }
                 while bits != 0 {
                     let bit = bits.trailingZeroBitCount
                     bits &= bits &- 1
@@ -148,6 +153,15 @@ enum TrackingScope {
         let token = TrackingToken(record: index, generation: generation)
         if changed { fireNow(index, generation: generation) }
         return token
+    }
+
+    /// The properties that share one slot (`SlotContent`'s mask form), as bits of word 0.
+    static var lowMask: UInt64 { 1 << UInt64(SlotContent.maskedProperties) - 1 }
+
+    /// The slots `install` writes for `entry`: one for its properties below 15, one per other.
+    static func slotCount(_ entry: tracking_entry) -> Int {
+        guard entry.word == 0 else { return entry.mask.nonzeroBitCount }
+        return (entry.mask & lowMask != 0 ? 1 : 0) + (entry.mask & ~lowMask).nonzeroBitCount
     }
 
     /// Runs the callback of a scope that saw a change while it was being installed.

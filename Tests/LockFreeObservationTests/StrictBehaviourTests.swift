@@ -1,10 +1,11 @@
+import CTrackingSupport
 import Synchronization
 import Testing
 
 @testable import LockFreeObservation
 
 /// A model whose properties may be written from several threads at once: the storage is atomic,
-/// the registrar primitives are called by hand (any index, 0 to 65535).
+/// the registrar primitives are called by hand (any index, 0 to 32767).
 class AtomicNode: TrackedObject, @unchecked Sendable {
     // `@unchecked Sendable`: the only state is atomic.
     let storage = Atomic<Int>(0)
@@ -308,6 +309,38 @@ extension RegistrarTests {
                     #expect(counters.map(\.value) == fired, "after writing \(order[...step])")
                     #expect(all.value == 1)
                 }
+            }
+        }
+
+        // MARK: One slot for the first 15 properties
+
+        @Test func slotContentWatchesItsMaskOrItsProperty() {
+            let masked = SlotContent(record: 7, generation: 3, mask: 1 << 0 | 1 << 3 | 1 << 14)
+            #expect((0..<40).filter { masked.watches($0) } == [0, 3, 14])
+            #expect(masked.record == 7 && masked.generation24 == 3)
+            let single = SlotContent(record: 7, generation: 3, property: 15)
+            #expect((0..<40).filter { single.watches($0) } == [15])
+            let last = SlotContent(record: 1, generation: 0, property: SlotContent.propertyLimit - 1)
+            #expect(last.watches(32767) && !last.watches(32767 - 0x8000 + 3))
+            let entry = tracking_entry(object: nil, mask: 1 << 0 | 1 << 14 | 1 << 15 | 1 << 63, version: 0, word: 0, ownWrites: 0)
+            #expect(TrackingScope.slotCount(entry) == 3)  // one for 0 and 14, one each for 15 and 63
+            var high = entry
+            high.word = 1
+            #expect(TrackingScope.slotCount(high) == 4)  // no mask form beyond word 0
+        }
+
+        @Test func scopeReadingPropertiesAcrossTheMaskBoundaryFiresForEachAndOnlyThose() {
+            let read = [0, 3, 14, 15, 16, 70]
+            for written in [0, 3, 14, 15, 16, 70, 1, 13, 17, 64, 6] {
+                let node = AtomicNode()
+                let fired = Counter()
+                withTracking({ for p in read { node.read(p) } }, onChange: { fired.bump() })
+                // Three objects' worth of slots: a second scope on the same object stays separate.
+                let other = Counter()
+                withTracking({ node.read(13) }, onChange: { other.bump() })
+                node.write(written)
+                #expect(fired.value == (read.contains(written) ? 1 : 0), "writing \(written)")
+                #expect(other.value == (written == 13 ? 1 : 0), "writing \(written)")
             }
         }
 
