@@ -1,5 +1,5 @@
+import Foundation
 import LockFreeObservation
-import Synchronization
 
 /// What the frame scheduler knows of a view: its depth and its dirty and mounted flags. It is not
 /// generic over the contender, so a notification, which arrives through the `ChangeObserver`
@@ -31,7 +31,7 @@ final class FrameSchedule {
     /// A notification for `view`: one notification, and one invalidation per view per frame.
     func invalidate(_ view: ScheduledView) {
         if let lock = concurrentNotifications {
-            lock.mutex.withLock { _ in record(view) }
+            lock.withLock { record(view) }
         } else {
             record(view)
         }
@@ -98,7 +98,16 @@ struct DirtyQueue {
     }
 }
 
-/// The lock of a graph whose models are mutated from several threads.
+/// The lock of a graph whose models are mutated from several threads. An `NSLock` (a pthread
+/// mutex), not `Synchronization.Mutex`: on Linux a contended `Mutex` waits in the kernel
+/// (`FUTEX_LOCK_PI`), where ThreadSanitizer cannot see the hand-over, and it reported the data
+/// the lock protects as racing.
 final class NotificationLock: Sendable {
-    let mutex = Mutex(())
+    private let lock = NSLock()
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
 }
