@@ -77,8 +77,12 @@ enum Books {
             }
         case "rename-title":
             return { i in
-                let book = scene.mountedBook
-                book.title = i % 2 == 0 ? "Renamed \(book.id)" : "Book \(book.id)"
+                // The binding ends before the frame: a `let` that lived on across `frame()` would be
+                // retained and released around it (lexical lifetimes), in every contender.
+                do {
+                    let book = scene.mountedBook
+                    book.title = i % 2 == 0 ? "Renamed \(book.id)" : "Book \(book.id)"
+                }
                 try scene.frame()
             }
         case "rename-author":
@@ -88,8 +92,10 @@ enum Books {
             }
         case "equal-write":
             return { _ in
-                let book = scene.mountedBook
-                book.title = book.title
+                do {
+                    let book = scene.mountedBook
+                    book.title = book.title
+                }
                 try scene.frame()
             }
         case "update-every-10th":
