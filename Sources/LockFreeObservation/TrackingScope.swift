@@ -122,18 +122,7 @@ enum TrackingScope {
         for i in start..<end {
             let entry = entries[i]
             Unmanaged<TrackedObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
-                // The first 15 properties share one slot; each property from 15 on takes its own.
-                var bits = entry.mask
-                if entry.word == 0 && bits & lowMask != 0 {
-                    object._insertObserver(SlotContent(record: index, generation: generation, mask: bits & lowMask))
-                    bits &= ~lowMask
-                }
-                while bits != 0 {
-                    let bit = bits.trailingZeroBitCount
-                    bits &= bits &- 1
-                    object._insertObserver(
-                        SlotContent(record: index, generation: generation, property: Int(entry.word) << 6 | bit))
-                }
+                forEachSlot(of: entry, record: index, generation: generation) { object._insertObserver($0) }
                 // The installer's Dekker half: slots written (seq_cst), then the mask published,
                 // then the version loaded. Bits are never cleared, so one already set needs no
                 // write. A mutation since the first read that was not this thread's own means a
@@ -158,10 +147,29 @@ enum TrackingScope {
     /// The properties that share one slot (`SlotContent`'s mask form), as bits of word 0.
     static var lowMask: UInt64 { 1 << UInt64(SlotContent.maskedProperties) - 1 }
 
-    /// The slots `install` writes for `entry`: one for its properties below 15, one per other.
+    /// The slots `install` writes for `entry`: one for its properties below 15 (the mask form), one
+    /// per other property. The one place that decides, for installing and for counting.
+    @inline(__always)
+    static func forEachSlot(
+        of entry: tracking_entry, record: UInt32, generation: UInt32, _ body: (SlotContent) -> Void
+    ) {
+        var bits = entry.mask
+        if entry.word == 0 && bits & lowMask != 0 {
+            body(SlotContent(record: record, generation: generation, mask: bits & lowMask))
+            bits &= ~lowMask
+        }
+        while bits != 0 {
+            let bit = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            body(SlotContent(record: record, generation: generation, property: Int(entry.word) << 6 | bit))
+        }
+    }
+
+    /// How many slots `install` writes for `entry`.
     static func slotCount(_ entry: tracking_entry) -> Int {
-        guard entry.word == 0 else { return entry.mask.nonzeroBitCount }
-        return (entry.mask & lowMask != 0 ? 1 : 0) + (entry.mask & ~lowMask).nonzeroBitCount
+        var count = 0
+        forEachSlot(of: entry, record: 0, generation: 0) { _ in count += 1 }
+        return count
     }
 
     /// Runs the callback of a scope that saw a change while it was being installed.
