@@ -48,14 +48,17 @@ public enum ResultsWriter {
             }
             // No RENAME_EXCHANGE (e.g. an old kernel or filesystem): move the old folder aside first.
             let old = folder + ".old-\(getpid())"
+            // `errno` is read before the clean-up, which may change it.
             guard rename(folder, old) == 0 else {
+                let why = String(cString: strerror(errno))
                 try? fm.removeItem(atPath: temporary)
-                throw WriteError(message: "cannot replace '\(folder)': \(String(cString: strerror(errno)))")
+                throw WriteError(message: "cannot replace '\(folder)': \(why)")
             }
             guard rename(temporary, folder) == 0 else {
+                let why = String(cString: strerror(errno))
                 _ = rename(old, folder)
                 try? fm.removeItem(atPath: temporary)
-                throw WriteError(message: "cannot replace '\(folder)': \(String(cString: strerror(errno)))")
+                throw WriteError(message: "cannot replace '\(folder)': \(why)")
             }
             try? fm.removeItem(atPath: old)
         } else if rename(temporary, folder) != 0 {
