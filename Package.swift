@@ -6,6 +6,8 @@ import PackageDescription
 //   Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
 // jemalloc is behind the default-on `Jemalloc` trait so that sanitizer builds can drop it:
 //   swift test --sanitize=thread --disable-default-traits
+// `SchedulePoints` (off by default) widens the registrar's race windows for its stress tests:
+//   swift test --traits SchedulePoints --filter Adversarial
 let package = Package(
     name: "ObservationBench",
     products: [
@@ -14,12 +16,18 @@ let package = Package(
     ],
     traits: [
         .trait(name: "Jemalloc", description: "Link jemalloc to count allocations (libjemalloc-dev)."),
+        .trait(
+            name: "SchedulePoints",
+            description: "Widen the registrar's race windows with yields, for its stress tests; bench refuses such a build."),
         .default(enabledTraits: ["Jemalloc"]),
     ],
     targets: [
         // The registrar.
         .target(name: "CTrackingSupport"),
-        .target(name: "LockFreeObservation", dependencies: ["CTrackingSupport"]),
+        .target(
+            name: "LockFreeObservation", dependencies: ["CTrackingSupport"],
+            swiftSettings: [.define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"]))]
+        ),
 
         // The contenders: the same app models, one file per observation system.
         .target(name: "Contenders", dependencies: ["LockFreeObservation"]),
@@ -46,7 +54,8 @@ let package = Package(
             name: "Workloads", dependencies: ["Contenders", "Harness"], path: "Benchmarks/Workloads",
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
-        .executableTarget(name: "bench", dependencies: ["Harness", "Workloads"], path: "Benchmarks/bench"),
+        .executableTarget(
+            name: "bench", dependencies: ["Harness", "Workloads", "LockFreeObservation"], path: "Benchmarks/bench"),
 
         .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
         .testTarget(name: "ContendersTests", dependencies: ["Contenders"]),

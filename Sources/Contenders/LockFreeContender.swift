@@ -20,9 +20,9 @@ public enum LockFree: Contender {
     public final class Author: TrackedObject, AuthorModel {
         @usableFromInline @exclusivity(unchecked) var _name: String
         @inlinable public var name: String {
-            get { let v = _name; trackAccess(0); return v }
-            @inline(__always) set { if _name != newValue { trackMutation(0); _name = newValue } }
-            _modify { trackAccess(0); trackMutation(0); yield &_name }
+            get { trackAccess(0); return _name }
+            @inline(__always) set { if _name != newValue { willMutate(0); _name = newValue; didMutate(0) } }
+            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_name }
         }
         public init(name: String) { _name = name }
     }
@@ -35,23 +35,23 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _isSelected = false
 
         @inlinable public var title: String {
-            get { let v = _title; trackAccess(0); return v }
-            @inline(__always) set { if _title != newValue { trackMutation(0); _title = newValue } }
-            _modify { trackAccess(0); trackMutation(0); yield &_title }
+            get { trackAccess(0); return _title }
+            @inline(__always) set { if _title != newValue { willMutate(0); _title = newValue; didMutate(0) } }
+            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_title }
         }
         @inlinable public var author: Author {
-            get { let v = _author; trackAccess(1); return v }
-            set { if _author !== newValue { trackMutation(1); _author = newValue } }
+            get { trackAccess(1); return _author }
+            set { if _author !== newValue { willMutate(1); _author = newValue; didMutate(1) } }
         }
         @inlinable public var isAvailable: Bool {
-            get { let v = _isAvailable; trackAccess(2); return v }
-            set { if _isAvailable != newValue { trackMutation(2); _isAvailable = newValue } }
-            _modify { trackAccess(2); trackMutation(2); yield &_isAvailable }
+            get { trackAccess(2); return _isAvailable }
+            set { if _isAvailable != newValue { willMutate(2); _isAvailable = newValue; didMutate(2) } }
+            _modify { trackAccess(2); willMutate(2); defer { didMutate(2) }; yield &_isAvailable }
         }
         @inlinable public var isSelected: Bool {
-            get { let v = _isSelected; trackAccess(3); return v }
-            set { if _isSelected != newValue { trackMutation(3); _isSelected = newValue } }
-            _modify { trackAccess(3); trackMutation(3); yield &_isSelected }
+            get { trackAccess(3); return _isSelected }
+            set { if _isSelected != newValue { willMutate(3); _isSelected = newValue; didMutate(3) } }
+            _modify { trackAccess(3); willMutate(3); defer { didMutate(3) }; yield &_isSelected }
         }
 
         public init(id: Int, title: String, author: Author, isAvailable: Bool) {
@@ -67,14 +67,14 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _selectedID = -1
 
         @inlinable public var books: [Book] {
-            get { let v = _books; trackAccess(0); return v }
-            set { if _books != newValue { trackMutation(0); _books = newValue } }
-            _modify { trackAccess(0); trackMutation(0); yield &_books }
+            get { trackAccess(0); return _books }
+            set { if _books != newValue { willMutate(0); _books = newValue; didMutate(0) } }
+            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_books }
         }
         @inlinable public var selectedID: Int {
-            get { let v = _selectedID; trackAccess(1); return v }
-            set { if _selectedID != newValue { trackMutation(1); _selectedID = newValue } }
-            _modify { trackAccess(1); trackMutation(1); yield &_selectedID }
+            get { trackAccess(1); return _selectedID }
+            set { if _selectedID != newValue { willMutate(1); _selectedID = newValue; didMutate(1) } }
+            _modify { trackAccess(1); willMutate(1); defer { didMutate(1) }; yield &_selectedID }
         }
 
         public init(books: [Book]) { _books = books }
@@ -89,9 +89,9 @@ public enum LockFree: Contender {
     public final class Cell: TrackedObject, CellModel {
         @usableFromInline @exclusivity(unchecked) var _value: Double
         @inlinable public var value: Double {
-            get { let v = _value; trackAccess(0); return v }
-            set { if _value != newValue { trackMutation(0); _value = newValue } }
-            _modify { trackAccess(0); trackMutation(0); yield &_value }
+            get { trackAccess(0); return _value }
+            set { if _value != newValue { willMutate(0); _value = newValue; didMutate(0) } }
+            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_value }
         }
         public init(_ value: Double) { _value = value }
     }
@@ -109,29 +109,30 @@ public enum LockFree: Contender {
         }
         public func setValue(_ value: Int, at index: Int) {
             if values[index] == value { return }
-            trackMutation(index)
+            willMutate(index)
             values[index] = value
+            didMutate(index)
         }
     }
 
     public final class Settings: TrackedObject, SettingsModel {
         @usableFromInline @exclusivity(unchecked) var _fontSize = 14.0
         @inlinable public var fontSize: Double {
-            get { let v = _fontSize; trackAccess(0); return v }
-            set { if _fontSize != newValue { trackMutation(0); _fontSize = newValue } }
-            _modify { trackAccess(0); trackMutation(0); yield &_fontSize }
+            get { trackAccess(0); return _fontSize }
+            set { if _fontSize != newValue { willMutate(0); _fontSize = newValue; didMutate(0) } }
+            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_fontSize }
         }
         @usableFromInline @exclusivity(unchecked) var _lineSpacing = 1.2
         @inlinable public var lineSpacing: Double {
-            get { let v = _lineSpacing; trackAccess(1); return v }
-            set { if _lineSpacing != newValue { trackMutation(1); _lineSpacing = newValue } }
-            _modify { trackAccess(1); trackMutation(1); yield &_lineSpacing }
+            get { trackAccess(1); return _lineSpacing }
+            set { if _lineSpacing != newValue { willMutate(1); _lineSpacing = newValue; didMutate(1) } }
+            _modify { trackAccess(1); willMutate(1); defer { didMutate(1) }; yield &_lineSpacing }
         }
         @usableFromInline @exclusivity(unchecked) var _theme = 0
         @inlinable public var theme: Int {
-            get { let v = _theme; trackAccess(2); return v }
-            set { if _theme != newValue { trackMutation(2); _theme = newValue } }
-            _modify { trackAccess(2); trackMutation(2); yield &_theme }
+            get { trackAccess(2); return _theme }
+            set { if _theme != newValue { willMutate(2); _theme = newValue; didMutate(2) } }
+            _modify { trackAccess(2); willMutate(2); defer { didMutate(2) }; yield &_theme }
         }
         public override init() { super.init() }
     }
@@ -139,51 +140,51 @@ public enum LockFree: Contender {
     public final class Record: TrackedObject, RecordModel {
         @usableFromInline @exclusivity(unchecked) var _p0 = 0
         @inlinable public var p0: Int {
-            get { let v = _p0; trackAccess(0); return v }
-            set { if _p0 != newValue { trackMutation(0); _p0 = newValue } }
-            _modify { trackAccess(0); trackMutation(0); yield &_p0 }
+            get { trackAccess(0); return _p0 }
+            set { if _p0 != newValue { willMutate(0); _p0 = newValue; didMutate(0) } }
+            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_p0 }
         }
         @usableFromInline @exclusivity(unchecked) var _p1 = 0
         @inlinable public var p1: Int {
-            get { let v = _p1; trackAccess(1); return v }
-            set { if _p1 != newValue { trackMutation(1); _p1 = newValue } }
-            _modify { trackAccess(1); trackMutation(1); yield &_p1 }
+            get { trackAccess(1); return _p1 }
+            set { if _p1 != newValue { willMutate(1); _p1 = newValue; didMutate(1) } }
+            _modify { trackAccess(1); willMutate(1); defer { didMutate(1) }; yield &_p1 }
         }
         @usableFromInline @exclusivity(unchecked) var _p2 = 0
         @inlinable public var p2: Int {
-            get { let v = _p2; trackAccess(2); return v }
-            set { if _p2 != newValue { trackMutation(2); _p2 = newValue } }
-            _modify { trackAccess(2); trackMutation(2); yield &_p2 }
+            get { trackAccess(2); return _p2 }
+            set { if _p2 != newValue { willMutate(2); _p2 = newValue; didMutate(2) } }
+            _modify { trackAccess(2); willMutate(2); defer { didMutate(2) }; yield &_p2 }
         }
         @usableFromInline @exclusivity(unchecked) var _p3 = 0
         @inlinable public var p3: Int {
-            get { let v = _p3; trackAccess(3); return v }
-            set { if _p3 != newValue { trackMutation(3); _p3 = newValue } }
-            _modify { trackAccess(3); trackMutation(3); yield &_p3 }
+            get { trackAccess(3); return _p3 }
+            set { if _p3 != newValue { willMutate(3); _p3 = newValue; didMutate(3) } }
+            _modify { trackAccess(3); willMutate(3); defer { didMutate(3) }; yield &_p3 }
         }
         @usableFromInline @exclusivity(unchecked) var _p4 = 0
         @inlinable public var p4: Int {
-            get { let v = _p4; trackAccess(4); return v }
-            set { if _p4 != newValue { trackMutation(4); _p4 = newValue } }
-            _modify { trackAccess(4); trackMutation(4); yield &_p4 }
+            get { trackAccess(4); return _p4 }
+            set { if _p4 != newValue { willMutate(4); _p4 = newValue; didMutate(4) } }
+            _modify { trackAccess(4); willMutate(4); defer { didMutate(4) }; yield &_p4 }
         }
         @usableFromInline @exclusivity(unchecked) var _p5 = 0
         @inlinable public var p5: Int {
-            get { let v = _p5; trackAccess(5); return v }
-            set { if _p5 != newValue { trackMutation(5); _p5 = newValue } }
-            _modify { trackAccess(5); trackMutation(5); yield &_p5 }
+            get { trackAccess(5); return _p5 }
+            set { if _p5 != newValue { willMutate(5); _p5 = newValue; didMutate(5) } }
+            _modify { trackAccess(5); willMutate(5); defer { didMutate(5) }; yield &_p5 }
         }
         @usableFromInline @exclusivity(unchecked) var _p6 = 0
         @inlinable public var p6: Int {
-            get { let v = _p6; trackAccess(6); return v }
-            set { if _p6 != newValue { trackMutation(6); _p6 = newValue } }
-            _modify { trackAccess(6); trackMutation(6); yield &_p6 }
+            get { trackAccess(6); return _p6 }
+            set { if _p6 != newValue { willMutate(6); _p6 = newValue; didMutate(6) } }
+            _modify { trackAccess(6); willMutate(6); defer { didMutate(6) }; yield &_p6 }
         }
         @usableFromInline @exclusivity(unchecked) var _p7 = 0
         @inlinable public var p7: Int {
-            get { let v = _p7; trackAccess(7); return v }
-            set { if _p7 != newValue { trackMutation(7); _p7 = newValue } }
-            _modify { trackAccess(7); trackMutation(7); yield &_p7 }
+            get { trackAccess(7); return _p7 }
+            set { if _p7 != newValue { willMutate(7); _p7 = newValue; didMutate(7) } }
+            _modify { trackAccess(7); willMutate(7); defer { didMutate(7) }; yield &_p7 }
         }
         public override init() { super.init() }
     }
@@ -191,9 +192,9 @@ public enum LockFree: Contender {
     public final class ObservableState<Item: Equatable>: TrackedObject {
         @usableFromInline @exclusivity(unchecked) var _item: Item
         @inlinable public var item: Item {
-            get { let v = _item; trackAccess(0); return v }
-            set { if _item != newValue { trackMutation(0); _item = newValue } }
-            _modify { trackAccess(0); trackMutation(0); yield &_item }
+            get { trackAccess(0); return _item }
+            set { if _item != newValue { willMutate(0); _item = newValue; didMutate(0) } }
+            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_item }
         }
         public init(_ item: Item) { _item = item }
     }

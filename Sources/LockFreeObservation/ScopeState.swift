@@ -1,16 +1,21 @@
 /// The state word of a scope record, `ScopeRecord.state`:
 ///
-///     bits 32..<64  generation   bumped each time the record is recycled
-///     bits  8..<32  in flight    callbacks running now (one-shot: 0 or 1)
+///     bits 32..<64  generation   bumped each time the record is recycled; below `generationLimit`
+///     bits  8..<32  in flight    callbacks claimed and not yet finished (one-shot: 0 or 1)
 ///     bits  0..< 8  phase        0 free, 1 armed, 2 closing
 ///
 /// Legal transitions (each by one compare-and-swap, except where noted):
 /// - free(g)              -> armed(g, 0)        by the arming thread (a store: the record is its own)
-/// - armed(g, n)          -> armed(g, n + 1)    a mutation runs a continuous observer's callback
+/// - armed(g, n)          -> armed(g, n + 1)    a mutation claims a continuous observer's callback
 /// - armed(g, 0)          -> closing(g, 1)      a mutation wins a one-shot scope: the single `onChange`
 /// - armed(g, n)          -> closing(g, n)      cancellation
-/// - closing(g, n)        -> closing(g, n - 1)  a callback finished (an atomic subtraction)
+/// - x(g, n)              -> x(g, n - 1)        a claimed callback finished or was dropped (a subtraction)
 /// - closing(g, 0)        -> free(g + 1)        whoever brought in-flight to 0 recycles the record
+///                                              (or retires it for good when g + 1 reaches the limit)
+///
+/// A continuous callback claimed while armed runs only if its scope is still armed when it is about
+/// to start (an acquire load, linearised before any later `cancel()`); otherwise it is dropped. So
+/// a `cancel()` that returned `true` is never followed by a callback start.
 @usableFromInline
 struct ScopeState: Equatable {
     @usableFromInline var raw: UInt64
@@ -19,6 +24,12 @@ struct ScopeState: Equatable {
     @usableFromInline static let armed: UInt64 = 1
     @usableFromInline static let closing: UInt64 = 2
     @usableFromInline static let oneInFlight: UInt64 = 1 << 8
+    @usableFromInline static let phaseBits: UInt64 = 0xFF
+
+    /// Generations a record lives through before it is retired: an observer slot stores a
+    /// generation in `SlotContent.generationBits` bits, and a record is never armed with a
+    /// generation a slot could not tell apart from an older one (see `ScopeTable.recycle`).
+    @usableFromInline static let generationLimit: UInt32 = 1 << SlotContent.generationBits
 
     @inlinable init(raw: UInt64) { self.raw = raw }
 
@@ -30,13 +41,22 @@ struct ScopeState: Equatable {
     @inlinable var inFlight: UInt64 { (raw >> 8) & 0xFF_FFFF }
     @inlinable var phase: UInt64 { raw & 0xFF }
     @inlinable var isArmed: Bool { phase == Self.armed }
+
+    /// armed(g, n) -> closing(g, n): cancellation.
+    @inlinable var cancelled: ScopeState { ScopeState(raw: (raw & ~Self.phaseBits) | Self.closing) }
+
+    /// armed(g, n) -> armed(g, n + 1) (continuous) or armed(g, 0) -> closing(g, 1) (one-shot).
+    @inlinable func claimed(continuous: Bool) -> ScopeState {
+        ScopeState(raw: (continuous ? raw : (raw & ~Self.phaseBits) | Self.closing) &+ Self.oneInFlight)
+    }
 }
 
 /// An observer slot's content: which scope (record index and generation) watches which properties.
 /// A slot holds 0 when empty; record indices start at 1 so a used slot is never 0.
 ///
 ///     bits 40..<64  record index      (up to 16M records)
-///     bits 16..<40  generation, low 24 bits
+///     bit  39       straddling        the scope read the object while a write of it was in flight
+///     bits 16..<39  generation        exact: records retire before reaching 2^23 (`generationLimit`)
 ///     bits  0..<16  what it watches:  bit 15 set: bits 0..<15 are a mask of properties 0..<15
 ///                                     bit 15 clear: one property index (0..<32768)
 ///
@@ -45,9 +65,13 @@ struct ScopeState: Equatable {
 /// one compare-and-swap to install, one slot to scan and to clear. Properties from 15 on take a
 /// slot each.
 ///
-/// The 24-bit generation makes a stale slot harmless unless one record is recycled 16M times while a
-/// mutation is paused between reading the slot and deciding on it; the record's full 32-bit
-/// generation is compared at that point.
+/// Slots of fired or cancelled scopes stay in their objects until a scan or an install reuses
+/// them, possibly for ever. Their generation is exact (a record retires before its generation
+/// could wrap), so a stale slot never matches a later incarnation of its record.
+///
+/// A straddling slot is one whose scope may have read a value that a write in flight at the time
+/// was about to replace: the end of each write of a property it watches notifies it (see
+/// `TrackedObject._writes`).
 @usableFromInline
 struct SlotContent {
     @usableFromInline var raw: UInt64
@@ -55,24 +79,35 @@ struct SlotContent {
     /// Properties below this index share one slot per scope and object (the mask form).
     @inlinable static var maskedProperties: Int { 15 }
     @inlinable static var maskForm: UInt64 { 0x8000 }
-    /// Property indices a slot can hold: 0..<32768.
+    /// Property indices a slot can hold: 0..<32768 (`TrackedObject.propertyLimit`).
     @inlinable static var propertyLimit: Int { 0x8000 }
+    @usableFromInline static let generationBits = 23
+    @inlinable static var generationMask: UInt64 { (1 << UInt64(generationBits)) - 1 }
+    @inlinable static var straddlingBit: UInt64 { 1 << 39 }
 
     @inlinable init(raw: UInt64) { self.raw = raw }
 
     /// A slot for one property (any index below `propertyLimit`).
-    @inlinable init(record: UInt32, generation: UInt32, property: Int) {
+    @inlinable init(record: UInt32, generation: UInt32, property: Int, straddling: Bool = false) {
         precondition(property >= 0 && property < Self.propertyLimit, "property index out of range")
-        raw = UInt64(record) << 40 | UInt64(generation & 0xFF_FFFF) << 16 | UInt64(property)
+        raw = Self.header(record: record, generation: generation, straddling: straddling) | UInt64(property)
     }
 
     /// A slot for the properties whose bits are set in `mask` (bits 0..<15, at least one set).
-    @inlinable init(record: UInt32, generation: UInt32, mask: UInt64) {
-        raw = UInt64(record) << 40 | UInt64(generation & 0xFF_FFFF) << 16 | Self.maskForm | (mask & 0x7FFF)
+    @inlinable init(record: UInt32, generation: UInt32, mask: UInt64, straddling: Bool = false) {
+        raw = Self.header(record: record, generation: generation, straddling: straddling) | Self.maskForm
+            | (mask & 0x7FFF)
+    }
+
+    @inlinable static func header(record: UInt32, generation: UInt32, straddling: Bool) -> UInt64 {
+        UInt64(record) << 40 | (straddling ? straddlingBit : 0) | (UInt64(generation) & generationMask) << 16
     }
 
     @inlinable var record: UInt32 { UInt32(truncatingIfNeeded: raw >> 40) }
-    @inlinable var generation24: UInt32 { UInt32(truncatingIfNeeded: raw >> 16) & 0xFF_FFFF }
+    @inlinable var generation: UInt32 { UInt32(truncatingIfNeeded: (raw >> 16) & Self.generationMask) }
+    @inlinable var isStraddling: Bool { raw & Self.straddlingBit != 0 }
+    /// The same slot, no longer straddling.
+    @inlinable var settled: SlotContent { SlotContent(raw: raw & ~Self.straddlingBit) }
 
     /// Whether this slot watches `property`.
     @inlinable func watches(_ property: Int) -> Bool {
@@ -83,8 +118,9 @@ struct SlotContent {
         return Int(low) == property
     }
 
-    /// Whether `state` is the armed incarnation this slot was written for.
+    /// Whether `state` is the armed incarnation this slot was written for. Exact: a record's
+    /// generation never reaches `ScopeState.generationLimit` while it can be armed.
     @inlinable func isLive(in state: ScopeState) -> Bool {
-        state.isArmed && state.generation & 0xFF_FFFF == generation24
+        state.isArmed && state.generation == generation
     }
 }

@@ -22,6 +22,8 @@ final class ScopeTable: @unchecked Sendable {
     let freeHead = Atomic<UInt64>(0)
     /// The next never-used index; index 0 is never used.
     let nextIndex = Atomic<UInt32>(1)
+    /// Records retired at the generation limit (diagnostics and tests).
+    let retired = Atomic<Int>(0)
 
     init() {
         chunks = .allocate(capacity: Self.chunkCount)
@@ -59,14 +61,23 @@ final class ScopeTable: @unchecked Sendable {
     }
 
     /// Returns a record whose in-flight count reached 0 in phase closing to the free list, as
-    /// `free(generation + 1)`.
+    /// `free(generation + 1)`; a record whose next generation would reach
+    /// `ScopeState.generationLimit` is retired instead (left free, never handed out again), so that
+    /// the generation a slot stores stays exact. One record of 64 bytes retires per 8M scopes it
+    /// served; the 16M-record table would take 10^14 scopes to fill with retired records.
     @usableFromInline
     func recycle(_ index: UInt32, from state: ScopeState) {
         let rec = record(index)
         rec.pointee.onChange = nil
         rec.pointee.observer = nil
-        rec.pointee.state.store(
-            ScopeState(generation: state.generation &+ 1, phase: ScopeState.free).raw, ordering: .relaxed)
+        let next = state.generation &+ 1
+        // Relaxed: the releasing push below publishes it; a retired record is published by nothing
+        // and needs nothing published (no thread will arm it, stale readers only see it unarmed).
+        rec.pointee.state.store(ScopeState(generation: next, phase: ScopeState.free).raw, ordering: .relaxed)
+        if next >= ScopeState.generationLimit {
+            retired.add(1, ordering: .relaxed)
+            return
+        }
         var head = freeHead.load(ordering: .relaxed)
         while true {
             rec.pointee.nextFree.store(UInt32(truncatingIfNeeded: head), ordering: .relaxed)
@@ -77,6 +88,19 @@ final class ScopeTable: @unchecked Sendable {
             if exchanged { return }
             head = current
         }
+    }
+
+    /// Test hook: sets the generation of a record that is free, so that a test can reach the
+    /// generation limit without recycling it 8M times. The caller must own the record (it has
+    /// just recycled it and no other thread takes records meanwhile, or it retries).
+    func _fastForward(_ index: UInt32, toGeneration generation: UInt32) -> Bool {
+        let rec = record(index)
+        let current = ScopeState(raw: rec.pointee.state.load(ordering: .acquiring))
+        guard current.phase == ScopeState.free else { return false }
+        return rec.pointee.state.compareExchange(
+            expected: current.raw, desired: ScopeState(generation: generation, phase: ScopeState.free).raw,
+            ordering: .acquiringAndReleasing
+        ).exchanged
     }
 
     /// A never-used index, allocating its chunk when it is the first of one.

@@ -49,8 +49,9 @@ struct SlotBlock {
         (base + 24).assumingMemoryBound(to: Atomic<UInt64>.self) + i
     }
 
-    /// The block after this one; acquire pairs with the releasing append.
+    /// The block after this one. seq_cst: pairs with the seq_cst append, and orders the load in
+    /// the writer's Dekker half (see `TrackedObject._writes`).
     @inlinable var following: SlotBlock? {
-        SlotBlock(address: next.pointee.load(ordering: .acquiring))
+        SlotBlock(address: next.pointee.load(ordering: .sequentiallyConsistent))
     }
 }

@@ -11,7 +11,7 @@ public struct Tracked<Value: Equatable> {
 
     @inlinable
     public init(wrappedValue: Value, _ property: Int) {
-        precondition(property >= 0 && property <= Int(UInt16.max), "property index out of range")
+        precondition(property >= 0 && property < TrackedObject.propertyLimit, "property index out of range")
         _value = wrappedValue
         _property = UInt16(property)
     }
@@ -37,22 +37,24 @@ public struct Tracked<Value: Equatable> {
         // The key paths are literals that the optimiser folds into direct field accesses. Each
         // access of the storage is instantaneous (no call inside it), so no dynamic exclusivity
         // check is emitted; the registrar is called between them.
+        // The read is recorded before the value is loaded, the write announced before the store
+        // and ended after it: the order the lost-change argument needs (`TrackedObject._writes`).
         @inline(__always) get {
-            let property = Int(object[keyPath: storageKeyPath]._property)
-            let value = object[keyPath: storageKeyPath]._value
-            object.trackAccess(property)
-            return value
+            object.trackAccess(Int(object[keyPath: storageKeyPath]._property))
+            return object[keyPath: storageKeyPath]._value
         }
         @inline(__always) set {
             let property = Int(object[keyPath: storageKeyPath]._property)
             if object[keyPath: storageKeyPath]._value == newValue { return }
-            object.trackMutation(property)
+            object.willMutate(property)
             object[keyPath: storageKeyPath]._value = newValue
+            object.didMutate(property)
         }
         @_transparent _modify {
             let property = Int(object[keyPath: storageKeyPath]._property)
             object.trackAccess(property)
-            object.trackMutation(property)
+            object.willMutate(property)
+            defer { object.didMutate(property) }
             yield &object[keyPath: storageKeyPath]._value
         }
     }

@@ -10,8 +10,9 @@ var _trackingDepth: Int { tracking_current.depth }
 extension TrackedObject {
     /// Records a read of `property` in the calling thread's active tracking scope, if any.
     ///
-    /// Without an active scope this is one thread-local load and a branch. Call it after reading
-    /// the stored value. Call it from a hand-written getter; `@Tracked` calls it for you.
+    /// Without an active scope this is one thread-local load and a branch. Call it *before* reading
+    /// the stored value (the object's write count must be loaded first, see `_writes`), from a
+    /// hand-written getter; `@Tracked` calls it for you.
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
         if _slowPath(_trackingDepth != 0) {
@@ -23,8 +24,8 @@ extension TrackedObject {
         }
     }
 
-    /// A repeated read finds this object's entry through the hint and sets its bit; a first read
-    /// appends an entry (`_appendAccess`, out of line, so the repeated read needs no stack frame).
+    /// A repeated read finds this object's entry through the hint and sets its bit; anything else
+    /// goes to `_appendAccess` (out of line, so the repeated read needs no stack frame).
     @inline(__always)
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let word = UInt32(truncatingIfNeeded: property >> 6)
@@ -44,19 +45,45 @@ extension TrackedObject {
         _appendAccess(property, thread)
     }
 
+    /// A read the hint did not resolve. If the hinted entry is this object's (another 64-property
+    /// word), the object's other entries in this scope are found through `previous` links, so a
+    /// scope holds one entry per object and word however its reads alternate. Otherwise a new
+    /// entry records the object's write count, loaded before the caller reads the value.
     @inline(never)
     final func _appendAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
+        precondition(UInt(bitPattern: property) < UInt(TrackedObject.propertyLimit), "property index out of range")
+        let word = UInt32(truncatingIfNeeded: property >> 6)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let start = thread.pointee.scopeStart
+        let hint = _entryHint.load(ordering: .relaxed) &- 1
+        var previous: Int32 = -1
+        if hint >= start && hint < thread.pointee.count {
+            let entries = thread.pointee.entries.unsafelyUnwrapped
+            if entries[hint].object == me {
+                previous = Int32(truncatingIfNeeded: hint)
+                var i = Int(entries[hint].previous)
+                while i >= start {
+                    if entries[i].word == word {
+                        entries[i].mask |= 1 << UInt64(property & 63)
+                        return
+                    }
+                    i = Int(entries[i].previous)
+                }
+            }
+        }
         if thread.pointee.count == thread.pointee.capacity { tracking_grow_entries(thread) }
         let index = thread.pointee.count
-        // Acquire: a later read of the property sees at least the mutations counted so far.
-        let version = _version.load(ordering: .acquiring)
+        // Acquire: every write that ended before this load has its store visible to the caller's
+        // read, which comes after (see `_writes`).
+        let writes = _writes.load(ordering: .acquiring)
         // The scope holds the object until it has installed its observers.
         (thread.pointee.entries.unsafelyUnwrapped + index).initialize(
             to: tracking_entry(
-                object: Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63), version: version,
-                word: UInt32(truncatingIfNeeded: property >> 6), ownWrites: 0))
+                object: Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63), version: writes,
+                word: word, ownWrites: 0, previous: previous))
         thread.pointee.count = index &+ 1
         _entryHint.store(index &+ 1, ordering: .relaxed)
+        _schedulePoint()
     }
 }
 

@@ -57,10 +57,11 @@ extension TrackedObject {
     private final func _firstBlock() -> SlotBlock {
         if let block = SlotBlock(address: _slots.load(ordering: .acquiring)) { return block }
         let block = SlotBlock.allocate(capacity: SlotBlock.firstCapacity)
-        // Release publishes the initialised block; on failure another thread's block wins.
+        // seq_cst: publishes the initialised block, and is part of the install's Dekker half (a
+        // writer's seq_cst load of `_slots` after it sees the block). On failure another thread's
+        // block wins.
         let (exchanged, current) = _slots.compareExchange(
-            expected: 0, desired: UInt(bitPattern: block.base), successOrdering: .releasing,
-            failureOrdering: .acquiring)
+            expected: 0, desired: UInt(bitPattern: block.base), ordering: .sequentiallyConsistent)
         if exchanged { return block }
         block.deallocate()
         return SlotBlock(address: current)!
@@ -68,9 +69,9 @@ extension TrackedObject {
 
     private static func _append(after block: SlotBlock) -> SlotBlock {
         let appended = SlotBlock.allocate(capacity: min(block.capacity * 2, SlotBlock.largestCapacity))
+        // seq_cst, as the first block's publication.
         let (exchanged, current) = block.next.pointee.compareExchange(
-            expected: 0, desired: UInt(bitPattern: appended.base), successOrdering: .releasing,
-            failureOrdering: .acquiring)
+            expected: 0, desired: UInt(bitPattern: appended.base), ordering: .sequentiallyConsistent)
         if exchanged { return appended }
         appended.deallocate()
         return SlotBlock(address: current)!
@@ -93,12 +94,16 @@ extension TrackedObject {
         return content.isLive(in: state)
     }
 
-    /// The slow path of `trackMutation`: the bit of `property` is set. Claims every live scope that
-    /// watches `property` (strictly once for one-shot scopes), then runs their callbacks after the
-    /// scan, so a callback that re-arms a scope on this object is not fired by the same mutation.
+    /// Claims every live scope that watches `property` (strictly once for one-shot scopes), then
+    /// runs their callbacks after the scan, so a callback that re-arms a scope on this object is not
+    /// fired by the same scan. The slow path of `willMutate` (every such scope), and of `didMutate`
+    /// when straddling slots may be present (`straddlersOnly`: only those, see `_writes`).
     @inline(never)
-    final func _notifyObservers(of property: Int) {
-        guard let first = SlotBlock(address: _slots.load(ordering: .acquiring)) else { return }
+    final func _notifyObservers(of property: Int, straddlersOnly: Bool) {
+        // seq_cst loads of the block links and the slots: the writer's half of the Dekker pair must
+        // see a slot written before the install's seq_cst load of `_writes`, even when the mask bit
+        // it loaded was already set (see `_writes`).
+        guard let first = SlotBlock(address: _slots.load(ordering: .sequentiallyConsistent)) else { return }
         let thread = tracking_thread_state()!
         let pendingStart = thread.pointee.pendingCount
         let table = ScopeTable.shared
@@ -108,9 +113,10 @@ extension TrackedObject {
         while let current = block {
             for i in 0..<current.capacity {
                 let slot = current.slot(i)
-                let raw = slot.pointee.load(ordering: .acquiring)
+                let raw = slot.pointee.load(ordering: .sequentiallyConsistent)
                 if raw == 0 { continue }
                 let content = SlotContent(raw: raw)
+                if straddlersOnly && !content.isStraddling { continue }
                 let record = table.record(content.record)
                 var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
                 guard content.isLive(in: state) else {
@@ -126,9 +132,15 @@ extension TrackedObject {
                     thread.pointee.pending[thread.pointee.pendingCount] = content.record
                     thread.pointee.pendingCount += 1
                 }
-                // A continuous observer stays; a closed one-shot scope's slot is emptied.
-                if !state.isArmed, slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
-                    firstFreed = min(firstFreed, position + i)
+                if !state.isArmed {
+                    // A closed one-shot scope's slot is emptied.
+                    if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
+                        firstFreed = min(firstFreed, position + i)
+                    }
+                } else if content.isStraddling {
+                    // A continuous scope just notified of this write needs no second notice at its
+                    // end. Relaxed: a lost race only costs that second notice.
+                    _ = slot.pointee.compareExchange(expected: raw, desired: content.settled.raw, ordering: .relaxed)
                 }
             }
             position += current.capacity
@@ -146,6 +158,4 @@ extension TrackedObject {
         }
         thread.pointee.pendingCount = pendingStart
     }
-
-
 }

@@ -25,16 +25,55 @@ open class TrackedObject {
     /// window in which a concurrent mutation misses an observer being published. A property that
     /// was observed once pays, on mutation, a scan of the object's few slots instead of one load.
     @usableFromInline let _observed = Atomic<UInt64>(0)
-    /// Mutation version: incremented (seq_cst) at every willSet, before the observed mask is loaded.
-    /// A scope records it at its first read and re-checks it after publishing its observers: with the
-    /// mask load this is Dekker's pattern, so either the mutation sees the new observer or the scope
-    /// sees the new version. That is what closes the lost-change race of Apple's registrar.
-    @usableFromInline let _version = Atomic<UInt64>(0)
+    /// The object's writes, a `WriteWord`:
+    ///
+    ///     bits 25..<64  begun       writes begun (`willMutate`), wrapping; compared for equality
+    ///     bit  24       straddled   a scope left a straddling slot; the end of a write scans
+    ///     bits  0..<24  in flight   writes begun and not ended (`didMutate` not yet called)
+    ///
+    /// Every change is a read-modify-write, so the word has one modification order that all the
+    /// arguments below use:
+    ///
+    /// - **A write begins** (`willMutate`): begun + 1 and in flight + 1 (seq_cst), then the observed
+    ///   mask and the slots are loaded (seq_cst). **A scope installs**: slots written (seq_cst), the
+    ///   mask published (seq_cst), then this word loaded (seq_cst). Dekker's pattern, in the single
+    ///   total order of seq_cst operations: either the install's load comes after the increment
+    ///   (it sees `begun` moved and reports the change itself) or the writer's slot loads come after
+    ///   the install's slot writes (the writer claims the scope). The writer's loads of the mask, of
+    ///   the slots and of the block links are all seq_cst, so this holds in the memory model even
+    ///   when the mask bit was already set, not only on x86 (where seq_cst loads are plain loads).
+    /// - **A scope reads** the object: it loads this word (acquire) *before* it reads the value, as
+    ///   `entry.version`. A write that ended before that load has its store visible to the read
+    ///   (`didMutate` is a release, and every later change is a read-modify-write, which continues
+    ///   its release sequence). A write that begins later moves `begun` (first bullet).
+    /// - **A write in flight at the read** (`in flight` > 0 in `entry.version`): the value read may be
+    ///   the old one, the store still to come. The scope publishes its slots as *straddling*, then
+    ///   ORs `straddled` in (seq_cst read-modify-write) instead of loading. If the OR comes after
+    ///   a `didMutate` of a write in flight at the read, `in flight` differs and the scope reports
+    ///   the change itself. If it comes first, every such write's `didMutate` finds `straddled` set
+    ///   (acquire, so it sees the slot) and notifies the straddling slots that watch its property,
+    ///   after its store. A writer that served straddlers clears `straddled` by compare-and-swap
+    ///   if `in flight` is 0 then: every scope that set it while writes were in flight has been
+    ///   served by their ends, which all came first.
+    ///
+    /// So a scope is told of every write that could have made the value it read stale: before the
+    /// store when the writer sees it (willSet), or when the write ends (a scope armed during a
+    /// write, typically re-armed inside an `onChange`, read the old value), or at its install.
+    /// The price is a spurious report when another property of the same object was being written
+    /// around the read. `begun` wraps after 2^39 writes: a scope would have to straddle exactly
+    /// that many writes of one object between its first read and its install to miss one.
+    @usableFromInline let _writes = Atomic<UInt64>(0)
     /// 1 + the index of this object's entry in the reading thread's access buffer (a hint, verified
     /// before use), so a repeated tracked read finds its entry without a search.
     @usableFromInline let _entryHint = Atomic<Int>(0)
     /// The first `SlotBlock`'s address, or 0. Set once by compare-and-swap.
     @usableFromInline let _slots = Atomic<UInt>(0)
+
+    /// Property indices a tracked property can take: 0..<32768. `@Tracked` checks its index when
+    /// the property is declared; `trackAccess` when a read is first recorded in a scope;
+    /// `willMutate` at every write (free for a literal index, which the optimiser checks at
+    /// compile time).
+    @inlinable public static var propertyLimit: Int { SlotContent.propertyLimit }
 
     public init() {}
 

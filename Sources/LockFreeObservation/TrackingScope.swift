@@ -33,7 +33,7 @@ public struct TrackingToken: Sendable, Hashable {
         let scope = table.record(record)
         var current = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
         while current.isArmed && current.generation == generation {
-            let closing = ScopeState(raw: (current.raw & ~0xFF) | ScopeState.closing)
+            let closing = current.cancelled
             let (exchanged, seen) = scope.pointee.state.compareExchange(
                 expected: current.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
             if exchanged {
@@ -83,16 +83,23 @@ enum TrackingScope {
 
     /// Leaves the scope. Nested scopes' reads stay in the buffer for the enclosing scope, as
     /// Observation merges them; the outermost scope releases every object and empties the buffer.
+    ///
+    /// Each entry is taken off the buffer before its object is released: a release may run a
+    /// `deinit` that mutates, tracks, or ends a scope of its own on this thread, and such a nested
+    /// outermost `end` then releases the entries still left (each exactly once) instead of
+    /// releasing them all again.
     @usableFromInline
     static func end(_ thread: UnsafeMutablePointer<tracking_thread>, savedStart: Int) {
         thread.pointee.depth -= 1
         thread.pointee.scopeStart = savedStart
         guard thread.pointee.depth == 0 else { return }
-        let entries = thread.pointee.entries
-        for i in 0..<thread.pointee.count {
-            Unmanaged<TrackedObject>.fromOpaque(entries![i].object).release()
+        while thread.pointee.count > 0 {
+            let last = thread.pointee.count - 1
+            let object = thread.pointee.entries![last].object!
+            thread.pointee.count = last
+            _schedulePoint()
+            Unmanaged<TrackedObject>.fromOpaque(object).release()
         }
-        thread.pointee.count = 0
     }
 
     @usableFromInline
@@ -121,18 +128,26 @@ enum TrackingScope {
         let entries = thread.pointee.entries!
         for i in start..<end {
             let entry = entries[i]
+            let straddling = WriteWord.inFlight(entry.version) != 0
             Unmanaged<TrackedObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
-                forEachSlot(of: entry, record: index, generation: generation) { object._insertObserver($0) }
-                // The installer's Dekker half: slots written (seq_cst), then the mask published,
-                // then the version loaded. Bits are never cleared, so one already set needs no
-                // write. A mutation since the first read that was not this thread's own means a
-                // change this scope may have missed: report it now instead of losing it.
+                forEachSlot(of: entry, record: index, generation: generation, straddling: straddling) {
+                    object._insertObserver($0)
+                }
+                // The installer's Dekker half (see `TrackedObject._writes`): slots written
+                // (seq_cst), then the mask published, then the write word loaded, or, when a write
+                // was in flight at the first read, `straddled` set by a read-modify-write. Mask
+                // bits are never cleared, so one already set needs no write.
                 if object._observed.load(ordering: .sequentiallyConsistent) & entry.mask != entry.mask {
                     object._observed.bitwiseOr(entry.mask, ordering: .sequentiallyConsistent)
                 }
-                if object._version.load(ordering: .sequentiallyConsistent) != entry.version &+ UInt64(entry.ownWrites) {
-                    changed = true
-                }
+                _schedulePoint()
+                let writes = straddling
+                    ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
+                    : object._writes.load(ordering: .sequentiallyConsistent)
+                // Any write begun or ended since the first read, other than this thread's own
+                // writes, may be a change this scope missed: report it now instead of losing it.
+                let expected = WriteWord.counts(entry.version) &+ UInt64(entry.ownWrites) &* WriteWord.begunUnit
+                if WriteWord.counts(writes) != expected { changed = true }
             }
         }
         #if BENCH_SELFCHECK_EXTRA_ALLOCATION
@@ -151,17 +166,21 @@ enum TrackingScope {
     /// per other property. The one place that decides, for installing and for counting.
     @inline(__always)
     static func forEachSlot(
-        of entry: tracking_entry, record: UInt32, generation: UInt32, _ body: (SlotContent) -> Void
+        of entry: tracking_entry, record: UInt32, generation: UInt32, straddling: Bool = false,
+        _ body: (SlotContent) -> Void
     ) {
         var bits = entry.mask
         if entry.word == 0 && bits & lowMask != 0 {
-            body(SlotContent(record: record, generation: generation, mask: bits & lowMask))
+            body(SlotContent(record: record, generation: generation, mask: bits & lowMask, straddling: straddling))
             bits &= ~lowMask
         }
         while bits != 0 {
             let bit = bits.trailingZeroBitCount
             bits &= bits &- 1
-            body(SlotContent(record: record, generation: generation, property: Int(entry.word) << 6 | bit))
+            body(
+                SlotContent(
+                    record: record, generation: generation, property: Int(entry.word) << 6 | bit,
+                    straddling: straddling))
         }
     }
 
@@ -188,8 +207,7 @@ enum TrackingScope {
         let generation = state.generation
         let continuous = record.pointee.isContinuous.load(ordering: .relaxed)
         while state.isArmed && state.generation == generation {
-            let desired = ScopeState(
-                raw: (continuous ? state.raw : (state.raw & ~0xFF) | ScopeState.closing) &+ ScopeState.oneInFlight)
+            let desired = state.claimed(continuous: continuous)
             // Acquire: the winner reads the payload written before the arming release store.
             let (exchanged, current) = record.pointee.state.compareExchange(
                 expected: state.raw, desired: desired.raw, ordering: .acquiringAndReleasing)
@@ -208,6 +226,7 @@ enum TrackingScope {
         let record = ScopeTable.shared.record(content.record)
         let state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
         guard content.isLive(in: state) else { return }
+        _schedulePoint()
         var watched = record.pointee.watchedSlots.load(ordering: .acquiring)
         while UInt32(truncatingIfNeeded: watched >> 32) == state.generation && watched & 0xFFFF_FFFF > 0 {
             let (exchanged, current) = record.pointee.watchedSlots.compareExchange(
@@ -224,10 +243,20 @@ enum TrackingScope {
 
     /// Runs the callback of a record on which the caller holds one in-flight reference, then drops
     /// it, recycling the record if it was the last one of a closed scope.
+    ///
+    /// A one-shot claim closed the scope itself, so its callback always runs. A continuous claim
+    /// left it armed: if it has been cancelled since (by an earlier callback of the same scan, or by
+    /// another thread), its callback does not start. The acquire load is the start's linearisation
+    /// point: a `cancel()` that returned `true` before it is seen here.
     static func runCallback(of index: UInt32) {
         let table = ScopeTable.shared
         let record = table.record(index)
-        if let observer = record.pointee.observer {
+        _schedulePoint()
+        let starts = !record.pointee.isContinuous.load(ordering: .relaxed)
+            || ScopeState(raw: record.pointee.state.load(ordering: .acquiring)).isArmed
+        if !starts {
+            // Dropped: no callback.
+        } else if let observer = record.pointee.observer {
             observer.observedValueWillChange()
             #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
             // scripts/gate-selfcheck.sh: a deliberate second notification (counts change).

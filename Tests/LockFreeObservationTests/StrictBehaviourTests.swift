@@ -14,8 +14,9 @@ class AtomicNode: TrackedObject, @unchecked Sendable {
         _ = storage.load(ordering: .relaxed)
     }
     func write(_ property: Int) {
-        trackMutation(property)
+        willMutate(property)
         storage.add(1, ordering: .relaxed)
+        didMutate(property)
     }
 }
 
@@ -50,23 +51,57 @@ extension RegistrarTests {
             #expect(observer.count == 1)
         }
 
-        /// A scope armed inside `onChange` (the re-arming pattern) is not fired by the mutation that
-        /// is running, only by the next one.
-        @Test func scopeArmedInsideOnChangeWaitsForTheNextMutation() {
+        /// A scope armed inside `onChange` (the re-arming pattern) runs at willSet and reads the old
+        /// value, which the running write is about to replace: it is told once that write has
+        /// stored (when it ends), not before and not by a later write. Apple's registrar never
+        /// tells it: its re-armed observer holds a stale value.
+        @Test func scopeArmedInsideOnChangeIsToldWhenTheRunningWriteEnds() {
             let model = Counters()
             let ref = Unchecked(model)
             let first = Counter()
             let second = Counter()
+            let readInside = Counter(-1)
+            let seenBySecond = Counter(-1)
             withTracking({ _ = model.count }, onChange: {
                 first.bump()
-                withTracking({ _ = ref.value.count }, onChange: { second.bump() })
+                readInside.set(withTracking({ ref.value.count }, onChange: {
+                    seenBySecond.set(ref.value.count)
+                    second.bump()
+                }))
+                #expect(second.value == 0)  // not before the store
             })
             model.count = 1
             #expect(first.value == 1)
-            #expect(second.value == 0)
+            #expect(readInside.value == 0)  // willSet: the old value
+            #expect(second.value == 1)
+            #expect(seenBySecond.value == 1)  // told after the store
             model.count = 2
             #expect(first.value == 1)
             #expect(second.value == 1)
+        }
+
+        /// The usual re-arming observer: each `onChange` tracks again. Per write it runs twice (at
+        /// willSet, and at the end of the write for the scope re-armed on the old value), then
+        /// holds the new value, armed for the next write; it never recurses further.
+        @Test func reArmingObserverEndsEachWriteArmedOnTheNewValue() {
+            final class Observer: @unchecked Sendable {
+                // `@unchecked Sendable`: used on this thread only.
+                let model: Counters
+                var calls = 0
+                var lastRead = -1
+                init(_ model: Counters) { self.model = model }
+                func observe() {
+                    lastRead = withTracking({ model.count }, onChange: { self.calls += 1; self.observe() })
+                }
+            }
+            let model = Counters()
+            let observer = Observer(model)
+            observer.observe()
+            for value in 1...5 {
+                model.count = value
+                #expect(observer.calls == 2 * value)
+                #expect(observer.lastRead == value)
+            }
         }
 
         /// Several threads mutate the observed property at the same moment: each scope's `onChange`
@@ -317,12 +352,12 @@ extension RegistrarTests {
         @Test func slotContentWatchesItsMaskOrItsProperty() {
             let masked = SlotContent(record: 7, generation: 3, mask: 1 << 0 | 1 << 3 | 1 << 14)
             #expect((0..<40).filter { masked.watches($0) } == [0, 3, 14])
-            #expect(masked.record == 7 && masked.generation24 == 3)
+            #expect(masked.record == 7 && masked.generation == 3)
             let single = SlotContent(record: 7, generation: 3, property: 15)
             #expect((0..<40).filter { single.watches($0) } == [15])
             let last = SlotContent(record: 1, generation: 0, property: SlotContent.propertyLimit - 1)
             #expect(last.watches(32767) && !last.watches(32767 - 0x8000 + 3))
-            let entry = tracking_entry(object: nil, mask: 1 << 0 | 1 << 14 | 1 << 15 | 1 << 63, version: 0, word: 0, ownWrites: 0)
+            let entry = tracking_entry(object: nil, mask: 1 << 0 | 1 << 14 | 1 << 15 | 1 << 63, version: 0, word: 0, ownWrites: 0, previous: -1)
             #expect(TrackingScope.slotCount(entry) == 3)  // one for 0 and 14, one each for 15 and 63
             var high = entry
             high.word = 1

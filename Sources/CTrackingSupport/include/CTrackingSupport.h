@@ -11,9 +11,10 @@
 typedef struct tracking_entry {
     void *object;        ///< The object, retained by the scope until the outermost scope ends.
     uint64_t mask;       ///< Bit i: property `word * 64 + i` was read.
-    uint64_t version;    ///< The object's mutation version when it was first read.
+    uint64_t version;    ///< The object's write word (`_writes`) loaded before its first read.
     uint32_t word;       ///< Which 64-property word `mask` describes.
-    uint32_t ownWrites;  ///< Mutations of the object made by this thread since it was first read.
+    uint32_t ownWrites;  ///< Writes of the object begun by this thread since it was first read.
+    int32_t previous;    ///< This scope's previous entry for the same object (another word), or -1.
 } tracking_entry;
 
 /// The calling thread's tracking state. Only its own thread touches it.
@@ -26,6 +27,7 @@ typedef struct tracking_thread {
     uint32_t *pending;        ///< Scope indices won by mutations on this thread, awaiting their callbacks.
     intptr_t pendingCount;
     intptr_t pendingCapacity;
+    uint64_t scheduleTicket;  ///< Schedule-point builds only: this thread's sequence for choosing yields.
 } tracking_thread;
 
 /// The calling thread's state. Swift reads `tracking_current.depth` directly (an inlined TLS load,
