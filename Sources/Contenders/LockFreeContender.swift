@@ -21,8 +21,8 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _name: String
         @inlinable public var name: String {
             get { trackAccess(0); return _name }
-            @inline(__always) set { if _name != newValue { willMutate(0); _name = newValue; didMutate(0) } }
-            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_name }
+            @inline(__always) set { if _name != newValue { withMutation(0) { _name = newValue } } }
+            _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_name }
         }
         public init(name: String) { _name = name }
     }
@@ -36,22 +36,22 @@ public enum LockFree: Contender {
 
         @inlinable public var title: String {
             get { trackAccess(0); return _title }
-            @inline(__always) set { if _title != newValue { willMutate(0); _title = newValue; didMutate(0) } }
-            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_title }
+            @inline(__always) set { if _title != newValue { withMutation(0) { _title = newValue } } }
+            _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_title }
         }
         @inlinable public var author: Author {
             get { trackAccess(1); return _author }
-            set { if _author !== newValue { willMutate(1); _author = newValue; didMutate(1) } }
+            set { if _author !== newValue { withMutation(1) { _author = newValue } } }
         }
         @inlinable public var isAvailable: Bool {
             get { trackAccess(2); return _isAvailable }
-            set { if _isAvailable != newValue { willMutate(2); _isAvailable = newValue; didMutate(2) } }
-            _modify { trackAccess(2); willMutate(2); defer { didMutate(2) }; yield &_isAvailable }
+            set { if _isAvailable != newValue { withMutation(2) { _isAvailable = newValue } } }
+            _modify { trackAccess(2); let mutation = willMutate(2); defer { didMutate(mutation) }; yield &_isAvailable }
         }
         @inlinable public var isSelected: Bool {
             get { trackAccess(3); return _isSelected }
-            set { if _isSelected != newValue { willMutate(3); _isSelected = newValue; didMutate(3) } }
-            _modify { trackAccess(3); willMutate(3); defer { didMutate(3) }; yield &_isSelected }
+            set { if _isSelected != newValue { withMutation(3) { _isSelected = newValue } } }
+            _modify { trackAccess(3); let mutation = willMutate(3); defer { didMutate(mutation) }; yield &_isSelected }
         }
 
         public init(id: Int, title: String, author: Author, isAvailable: Bool) {
@@ -68,13 +68,13 @@ public enum LockFree: Contender {
 
         @inlinable public var books: [Book] {
             get { trackAccess(0); return _books }
-            set { if _books != newValue { willMutate(0); _books = newValue; didMutate(0) } }
-            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_books }
+            set { if _books != newValue { withMutation(0) { _books = newValue } } }
+            _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_books }
         }
         @inlinable public var selectedID: Int {
             get { trackAccess(1); return _selectedID }
-            set { if _selectedID != newValue { willMutate(1); _selectedID = newValue; didMutate(1) } }
-            _modify { trackAccess(1); willMutate(1); defer { didMutate(1) }; yield &_selectedID }
+            set { if _selectedID != newValue { withMutation(1) { _selectedID = newValue } } }
+            _modify { trackAccess(1); let mutation = willMutate(1); defer { didMutate(mutation) }; yield &_selectedID }
         }
 
         public init(books: [Book]) { _books = books }
@@ -90,8 +90,8 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _value: Double
         @inlinable public var value: Double {
             get { trackAccess(0); return _value }
-            set { if _value != newValue { willMutate(0); _value = newValue; didMutate(0) } }
-            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_value }
+            set { if _value != newValue { withMutation(0) { _value = newValue } } }
+            _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_value }
         }
         public init(_ value: Double) { _value = value }
     }
@@ -109,9 +109,7 @@ public enum LockFree: Contender {
         }
         public func setValue(_ value: Int, at index: Int) {
             if values[index] == value { return }
-            willMutate(index)
-            values[index] = value
-            didMutate(index)
+            withMutation(index) { values[index] = value }
         }
     }
 
@@ -119,20 +117,20 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _fontSize = 14.0
         @inlinable public var fontSize: Double {
             get { trackAccess(0); return _fontSize }
-            set { if _fontSize != newValue { willMutate(0); _fontSize = newValue; didMutate(0) } }
-            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_fontSize }
+            set { if _fontSize != newValue { withMutation(0) { _fontSize = newValue } } }
+            _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_fontSize }
         }
         @usableFromInline @exclusivity(unchecked) var _lineSpacing = 1.2
         @inlinable public var lineSpacing: Double {
             get { trackAccess(1); return _lineSpacing }
-            set { if _lineSpacing != newValue { willMutate(1); _lineSpacing = newValue; didMutate(1) } }
-            _modify { trackAccess(1); willMutate(1); defer { didMutate(1) }; yield &_lineSpacing }
+            set { if _lineSpacing != newValue { withMutation(1) { _lineSpacing = newValue } } }
+            _modify { trackAccess(1); let mutation = willMutate(1); defer { didMutate(mutation) }; yield &_lineSpacing }
         }
         @usableFromInline @exclusivity(unchecked) var _theme = 0
         @inlinable public var theme: Int {
             get { trackAccess(2); return _theme }
-            set { if _theme != newValue { willMutate(2); _theme = newValue; didMutate(2) } }
-            _modify { trackAccess(2); willMutate(2); defer { didMutate(2) }; yield &_theme }
+            set { if _theme != newValue { withMutation(2) { _theme = newValue } } }
+            _modify { trackAccess(2); let mutation = willMutate(2); defer { didMutate(mutation) }; yield &_theme }
         }
         public override init() { super.init() }
     }
@@ -141,50 +139,50 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _p0 = 0
         @inlinable public var p0: Int {
             get { trackAccess(0); return _p0 }
-            set { if _p0 != newValue { willMutate(0); _p0 = newValue; didMutate(0) } }
-            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_p0 }
+            set { if _p0 != newValue { withMutation(0) { _p0 = newValue } } }
+            _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_p0 }
         }
         @usableFromInline @exclusivity(unchecked) var _p1 = 0
         @inlinable public var p1: Int {
             get { trackAccess(1); return _p1 }
-            set { if _p1 != newValue { willMutate(1); _p1 = newValue; didMutate(1) } }
-            _modify { trackAccess(1); willMutate(1); defer { didMutate(1) }; yield &_p1 }
+            set { if _p1 != newValue { withMutation(1) { _p1 = newValue } } }
+            _modify { trackAccess(1); let mutation = willMutate(1); defer { didMutate(mutation) }; yield &_p1 }
         }
         @usableFromInline @exclusivity(unchecked) var _p2 = 0
         @inlinable public var p2: Int {
             get { trackAccess(2); return _p2 }
-            set { if _p2 != newValue { willMutate(2); _p2 = newValue; didMutate(2) } }
-            _modify { trackAccess(2); willMutate(2); defer { didMutate(2) }; yield &_p2 }
+            set { if _p2 != newValue { withMutation(2) { _p2 = newValue } } }
+            _modify { trackAccess(2); let mutation = willMutate(2); defer { didMutate(mutation) }; yield &_p2 }
         }
         @usableFromInline @exclusivity(unchecked) var _p3 = 0
         @inlinable public var p3: Int {
             get { trackAccess(3); return _p3 }
-            set { if _p3 != newValue { willMutate(3); _p3 = newValue; didMutate(3) } }
-            _modify { trackAccess(3); willMutate(3); defer { didMutate(3) }; yield &_p3 }
+            set { if _p3 != newValue { withMutation(3) { _p3 = newValue } } }
+            _modify { trackAccess(3); let mutation = willMutate(3); defer { didMutate(mutation) }; yield &_p3 }
         }
         @usableFromInline @exclusivity(unchecked) var _p4 = 0
         @inlinable public var p4: Int {
             get { trackAccess(4); return _p4 }
-            set { if _p4 != newValue { willMutate(4); _p4 = newValue; didMutate(4) } }
-            _modify { trackAccess(4); willMutate(4); defer { didMutate(4) }; yield &_p4 }
+            set { if _p4 != newValue { withMutation(4) { _p4 = newValue } } }
+            _modify { trackAccess(4); let mutation = willMutate(4); defer { didMutate(mutation) }; yield &_p4 }
         }
         @usableFromInline @exclusivity(unchecked) var _p5 = 0
         @inlinable public var p5: Int {
             get { trackAccess(5); return _p5 }
-            set { if _p5 != newValue { willMutate(5); _p5 = newValue; didMutate(5) } }
-            _modify { trackAccess(5); willMutate(5); defer { didMutate(5) }; yield &_p5 }
+            set { if _p5 != newValue { withMutation(5) { _p5 = newValue } } }
+            _modify { trackAccess(5); let mutation = willMutate(5); defer { didMutate(mutation) }; yield &_p5 }
         }
         @usableFromInline @exclusivity(unchecked) var _p6 = 0
         @inlinable public var p6: Int {
             get { trackAccess(6); return _p6 }
-            set { if _p6 != newValue { willMutate(6); _p6 = newValue; didMutate(6) } }
-            _modify { trackAccess(6); willMutate(6); defer { didMutate(6) }; yield &_p6 }
+            set { if _p6 != newValue { withMutation(6) { _p6 = newValue } } }
+            _modify { trackAccess(6); let mutation = willMutate(6); defer { didMutate(mutation) }; yield &_p6 }
         }
         @usableFromInline @exclusivity(unchecked) var _p7 = 0
         @inlinable public var p7: Int {
             get { trackAccess(7); return _p7 }
-            set { if _p7 != newValue { willMutate(7); _p7 = newValue; didMutate(7) } }
-            _modify { trackAccess(7); willMutate(7); defer { didMutate(7) }; yield &_p7 }
+            set { if _p7 != newValue { withMutation(7) { _p7 = newValue } } }
+            _modify { trackAccess(7); let mutation = willMutate(7); defer { didMutate(mutation) }; yield &_p7 }
         }
         public override init() { super.init() }
     }
@@ -193,8 +191,8 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _item: Item
         @inlinable public var item: Item {
             get { trackAccess(0); return _item }
-            set { if _item != newValue { willMutate(0); _item = newValue; didMutate(0) } }
-            _modify { trackAccess(0); willMutate(0); defer { didMutate(0) }; yield &_item }
+            set { if _item != newValue { withMutation(0) { _item = newValue } } }
+            _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_item }
         }
         public init(_ item: Item) { _item = item }
     }

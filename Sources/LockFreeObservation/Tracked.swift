@@ -46,15 +46,15 @@ public struct Tracked<Value: Equatable> {
         @inline(__always) set {
             let property = Int(object[keyPath: storageKeyPath]._property)
             if object[keyPath: storageKeyPath]._value == newValue { return }
-            object.willMutate(property)
+            let mutation = object.willMutate(property)
             object[keyPath: storageKeyPath]._value = newValue
-            object.didMutate(property)
+            object.didMutate(mutation)
         }
         @_transparent _modify {
             let property = Int(object[keyPath: storageKeyPath]._property)
             object.trackAccess(property)
-            object.willMutate(property)
-            defer { object.didMutate(property) }
+            let mutation = object.willMutate(property)
+            defer { object.didMutate(mutation) }
             yield &object[keyPath: storageKeyPath]._value
         }
     }

@@ -1,47 +1,72 @@
 @preconcurrency import CTrackingSupport
 import Synchronization
 
+/// A write announced by `TrackedObject.willMutate(_:)`, to be ended by `didMutate(_:)` right after
+/// the store. Two words, on the stack.
+@frozen
+public struct PendingMutation {
+    @usableFromInline let property: Int
+    /// Whether the property was observed when the write was announced: the write is then counted
+    /// in flight in the object's write word until it ends.
+    @usableFromInline let counted: Bool
+
+    @inlinable init(property: Int, counted: Bool) {
+        self.property = property
+        self.counted = counted
+    }
+}
+
 extension TrackedObject {
     /// Announces that `property` is about to change: the "willSet" of Observation. Observers of the
-    /// property are called synchronously, before the caller stores the new value. Call
-    /// `didMutate(_:)` right after the store; `withMutation(_:_:)` and `@Tracked` do both for you.
+    /// property are called synchronously, before the caller stores the new value. Store, then pass
+    /// the result to `didMutate(_:)`; `withMutation(_:_:)` and `@Tracked` do both for you.
     ///
-    /// When nobody observes the property this is one atomic increment and one load.
+    /// When nobody observes the property, this and `didMutate` together cost one atomic increment
+    /// and two loads.
     @inlinable @inline(__always)
-    public final func willMutate(_ property: Int) {
+    public final func willMutate(_ property: Int) -> PendingMutation {
         precondition(UInt(bitPattern: property) < UInt(TrackedObject.propertyLimit), "property index out of range")
-        // seq_cst: the writer's half of the Dekker pair with `TrackingScope.install` (see `_writes`).
-        // On x86 the increment is the full barrier and the seq_cst loads are plain loads.
-        _ = _writes.wrappingAdd(WriteWord.begin, ordering: .sequentiallyConsistent)
-        // Before the observers run: entries their callbacks add are not this write's readers.
+        // Before any observer runs: entries their callbacks add are not this write's readers.
         if _slowPath(_trackingDepth != 0) {
             TrackedObject._countOwnWrite(Unmanaged.passUnretained(self).toOpaque())
         }
-        if _slowPath(_observed.load(ordering: .sequentiallyConsistent) & (1 << UInt64(property & 63)) != 0) {
-            TrackedObject._notifyObservers(Unmanaged.passUnretained(self).toOpaque(), of: property)
+        // Relaxed: this only chooses the protocol; each one orders its own loads (see `_writes`).
+        if _slowPath(_observed.load(ordering: .relaxed) & (1 << UInt64(property & 63)) != 0) {
+            TrackedObject._beginObservedWrite(Unmanaged.passUnretained(self).toOpaque(), of: property)
+            return PendingMutation(property: property, counted: true)
         }
         _schedulePoint()
+        return PendingMutation(property: property, counted: false)
     }
 
-    /// Announces that the write of `property` announced by `willMutate(_:)` is stored: scopes that
-    /// read the object while the write was in flight, and so may hold the old value, are notified.
-    /// One atomic subtraction.
+    /// Ends the write announced by `willMutate(_:)`, after the store: notifies the scopes that
+    /// may hold the value it replaced and were not told before the store (see `_writes`).
     @inlinable @inline(__always)
-    public final func didMutate(_ property: Int) {
+    public final func didMutate(_ mutation: PendingMutation) {
         _schedulePoint()
-        // Release: the store is visible to a scope whose read loads this word later (see `_writes`).
-        // Acquire: when `straddled` is set, the straddling slots published before it are visible.
-        let old = _writes.wrappingSubtract(WriteWord.end, ordering: .acquiringAndReleasing).oldValue
-        if _slowPath(old & WriteWord.straddled != 0) {
-            TrackedObject._notifyStraddlers(Unmanaged.passUnretained(self).toOpaque(), of: property)
+        if _slowPath(mutation.counted) {
+            // Release: the store is visible to a scope whose read loads this word later. Acquire:
+            // when `straddled` is set, the straddling slots published before it are visible.
+            let old = _writes.wrappingSubtract(WriteWord.end, ordering: .acquiringAndReleasing).oldValue
+            if _slowPath(old & WriteWord.straddled != 0) {
+                TrackedObject._notifyStraddlers(Unmanaged.passUnretained(self).toOpaque(), of: mutation.property)
+            }
+            return
+        }
+        // seq_cst: the writer's half of the Dekker pair with `TrackingScope.install`: the count
+        // (a release of the store), then the mask. On x86 the increment is the full barrier and
+        // the seq_cst load a plain load.
+        _ = _writes.wrappingAdd(WriteWord.begunUnit, ordering: .sequentiallyConsistent)
+        if _slowPath(_observed.load(ordering: .sequentiallyConsistent) & (1 << UInt64(mutation.property & 63)) != 0) {
+            TrackedObject._notifyObservers(Unmanaged.passUnretained(self).toOpaque(), of: mutation.property)
         }
     }
 
-    /// Runs `mutation` (the store) between `willMutate(property)` and `didMutate(property)`.
+    /// Runs `mutation` (the store) between `willMutate(property)` and `didMutate(_:)`.
     @inlinable @inline(__always)
     public final func withMutation<T>(_ property: Int, _ mutation: () throws -> T) rethrows -> T {
-        willMutate(property)
-        defer { didMutate(property) }
+        let pending = willMutate(property)
+        defer { didMutate(pending) }
         return try mutation()
     }
 
@@ -51,6 +76,18 @@ extension TrackedObject {
     static func _notifyObservers(_ object: UnsafeMutableRawPointer, of property: Int) {
         Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef {
             $0._notifyObservers(of: property, straddlersOnly: false)
+        }
+    }
+
+    /// An observed property's write begins: counted in flight, then its observers are told.
+    @usableFromInline
+    static func _beginObservedWrite(_ object: UnsafeMutableRawPointer, of property: Int) {
+        Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { object in
+            // seq_cst: the writer's half of the Dekker pair with `TrackingScope.install` (see
+            // `_writes`); the scan's slot loads are seq_cst too.
+            _ = object._writes.wrappingAdd(WriteWord.begin, ordering: .sequentiallyConsistent)
+            _schedulePoint()
+            object._notifyObservers(of: property, straddlersOnly: false)
         }
     }
 

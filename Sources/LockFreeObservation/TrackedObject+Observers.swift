@@ -96,8 +96,10 @@ extension TrackedObject {
 
     /// Claims every live scope that watches `property` (strictly once for one-shot scopes), then
     /// runs their callbacks after the scan, so a callback that re-arms a scope on this object is not
-    /// fired by the same scan. The slow path of `willMutate` (every such scope), and of `didMutate`
-    /// when straddling slots may be present (`straddlersOnly`: only those, see `_writes`).
+    /// fired by the same scan. The slow path of a write of an observed property: before its store
+    /// (willSet), or after it for scopes that raced an unobserved write, or, at the end of an
+    /// observed write, when straddling slots may be present (`straddlersOnly`: only those; see
+    /// `_writes`).
     @inline(never)
     final func _notifyObservers(of property: Int, straddlersOnly: Bool) {
         // seq_cst loads of the block links and the slots: the writer's half of the Dekker pair must

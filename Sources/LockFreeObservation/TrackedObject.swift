@@ -27,41 +27,45 @@ open class TrackedObject {
     @usableFromInline let _observed = Atomic<UInt64>(0)
     /// The object's writes, a `WriteWord`:
     ///
-    ///     bits 25..<64  begun       writes begun (`willMutate`), wrapping; compared for equality
+    ///     bits 25..<64  begun       writes counted (wrapping; compared for equality only)
     ///     bit  24       straddled   a scope left a straddling slot; the end of a write scans
-    ///     bits  0..<24  in flight   writes begun and not ended (`didMutate` not yet called)
+    ///     bits  0..<24  in flight   writes of observed properties begun and not ended
     ///
-    /// Every change is a read-modify-write, so the word has one modification order that all the
-    /// arguments below use:
+    /// Every change is a read-modify-write, so the word has one modification order, and every
+    /// later change continues the release sequence of an earlier one. A write takes one of two
+    /// protocols, chosen by its property's bit in `_observed` when it is announced:
     ///
-    /// - **A write begins** (`willMutate`): begun + 1 and in flight + 1 (seq_cst), then the observed
-    ///   mask and the slots are loaded (seq_cst). **A scope installs**: slots written (seq_cst), the
-    ///   mask published (seq_cst), then this word loaded (seq_cst). Dekker's pattern, in the single
+    /// - **Unobserved** (the fast path): store, then `begun` + 1 (seq_cst), then the mask loaded
+    ///   (seq_cst) and, if the bit is set now, the slots scanned (seq_cst loads) and every scope
+    ///   found notified, after the store. **A scope reads** the object: it loads this word
+    ///   (acquire) *before* reading the value, as `entry.version`. **It installs**: slots written
+    ///   (seq_cst), mask published (seq_cst), this word loaded (seq_cst). If the read's load saw the
+    ///   increment, it saw the store (release, acquire). If not, Dekker's pattern in the single
     ///   total order of seq_cst operations: either the install's load comes after the increment
-    ///   (it sees `begun` moved and reports the change itself) or the writer's slot loads come after
-    ///   the install's slot writes (the writer claims the scope). The writer's loads of the mask, of
-    ///   the slots and of the block links are all seq_cst, so this holds in the memory model even
-    ///   when the mask bit was already set, not only on x86 (where seq_cst loads are plain loads).
-    /// - **A scope reads** the object: it loads this word (acquire) *before* it reads the value, as
-    ///   `entry.version`. A write that ended before that load has its store visible to the read
-    ///   (`didMutate` is a release, and every later change is a read-modify-write, which continues
-    ///   its release sequence). A write that begins later moves `begun` (first bullet).
-    /// - **A write in flight at the read** (`in flight` > 0 in `entry.version`): the value read may be
-    ///   the old one, the store still to come. The scope publishes its slots as *straddling*, then
-    ///   ORs `straddled` in (seq_cst read-modify-write) instead of loading. If the OR comes after
-    ///   a `didMutate` of a write in flight at the read, `in flight` differs and the scope reports
-    ///   the change itself. If it comes first, every such write's `didMutate` finds `straddled` set
-    ///   (acquire, so it sees the slot) and notifies the straddling slots that watch its property,
-    ///   after its store. A writer that served straddlers clears `straddled` by compare-and-swap
-    ///   if `in flight` is 0 then: every scope that set it while writes were in flight has been
-    ///   served by their ends, which all came first.
+    ///   (it sees `begun` moved and reports the change itself) or the writer's mask and slot loads
+    ///   come after the install's writes (the writer notifies the scope). The slot and block-link
+    ///   loads are seq_cst themselves, so this holds in the memory model when the mask bit was
+    ///   already set, not only on x86 (where seq_cst loads are plain loads).
+    /// - **Observed** (willSet): `begun` + 1 and `in flight` + 1 (seq_cst), the slots scanned
+    ///   (seq_cst) and the scopes found notified before the store; then the store; then `in flight`
+    ///   - 1 (acquire-release). A scope that installs afterwards but read before the increment sees
+    ///   `begun` moved, or was found by the scan (the same Dekker pair). A scope whose read saw
+    ///   the write *in flight* may hold the old value with the store still to come: it publishes
+    ///   its slots as *straddling* and ORs `straddled` in (seq_cst read-modify-write) instead of
+    ///   loading. If the OR comes after the end of a write in flight at the read, the counts differ
+    ///   and the scope reports the change itself. If it comes first, each such write's end finds
+    ///   `straddled` set (acquire, so it sees the slots) and notifies the straddling slots that
+    ///   watch its property, after its store. A writer that served straddlers clears `straddled`
+    ///   by compare-and-swap if `in flight` is 0 then: every scope that set it while writes were
+    ///   in flight has been served by their ends, which all came first.
     ///
-    /// So a scope is told of every write that could have made the value it read stale: before the
-    /// store when the writer sees it (willSet), or when the write ends (a scope armed during a
-    /// write, typically re-armed inside an `onChange`, read the old value), or at its install.
-    /// The price is a spurious report when another property of the same object was being written
-    /// around the read. `begun` wraps after 2^39 writes: a scope would have to straddle exactly
-    /// that many writes of one object between its first read and its install to miss one.
+    /// So a scope is told of every write that could have made a value it read stale: before the
+    /// store when the writer sees it (willSet); after the store for a scope that raced the write
+    /// (installed during it, typically re-armed inside an `onChange`, and holding the old value);
+    /// or at its own install. The price is a spurious report when another property of the same
+    /// object was written around the read. `begun` wraps after 2^39 writes: a scope would have to
+    /// see exactly that many writes of one object between its first read and its install to miss
+    /// one.
     @usableFromInline let _writes = Atomic<UInt64>(0)
     /// 1 + the index of this object's entry in the reading thread's access buffer (a hint, verified
     /// before use), so a repeated tracked read finds its entry without a search.

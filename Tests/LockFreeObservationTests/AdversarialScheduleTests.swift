@@ -15,10 +15,10 @@ final class PausingModel: TrackedObject, @unchecked Sendable {
         return storage.load(ordering: .relaxed)
     }
     func write(_ newValue: Int, inFlight: () -> Void) {
-        willMutate(0)
+        let mutation = willMutate(0)
         inFlight()
         storage.store(newValue, ordering: .relaxed)
-        didMutate(0)
+        didMutate(mutation)
     }
 }
 
@@ -153,7 +153,7 @@ extension RegistrarTests {
             let box = TokenBox()
             let cancelled = Counter(-1)
             let second = Counter()
-            _ = withTracking({ _ = model.count }, onChange: { cancelled.set(box.token.cancel() ? 1 : 0) })
+            withTracking({ _ = model.count }, onChange: { cancelled.set(box.token.cancel() ? 1 : 0) })
             box.token = withCancellableTracking({ _ = model.count }, onChange: { second.bump() }).token
             model.count = 1
             #expect(cancelled.value == 0)

@@ -14,9 +14,9 @@ class AtomicNode: TrackedObject, @unchecked Sendable {
         _ = storage.load(ordering: .relaxed)
     }
     func write(_ property: Int) {
-        willMutate(property)
+        let mutation = willMutate(property)
         storage.add(1, ordering: .relaxed)
-        didMutate(property)
+        didMutate(mutation)
     }
 }
 
