@@ -35,42 +35,24 @@ extension TrackedObject {
         let start = thread.pointee.scopeStart
         if UInt(bitPattern: hint &- start) < UInt(bitPattern: thread.pointee.count &- start) {
             let entry = thread.pointee.entries.unsafelyUnwrapped + hint
-            if UInt(bitPattern: entry.pointee.object) == UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
-                && entry.pointee.word == word
-            {
-                entry.pointee.mask |= 1 << UInt64(property & 63)
+            if UInt(bitPattern: entry.pointee.object) == UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) {
+                if entry.pointee.word == word {
+                    entry.pointee.mask |= 1 << UInt64(property & 63)
+                    return
+                }
+                _recordAccessOfAnotherWord(property, thread, hinted: hint)
                 return
             }
         }
-        _appendAccess(property, thread)
+        _appendAccess(property, thread, previous: -1)
     }
 
-    /// A read the hint did not resolve. If the hinted entry is this object's (another 64-property
-    /// word), the object's other entries in this scope are found through `previous` links, so a
-    /// scope holds one entry per object and word however its reads alternate. Otherwise a new
-    /// entry records the object's write count, loaded before the caller reads the value.
+    /// A first read of this object in this scope, or one the hint did not find: a new entry
+    /// records the object's write count, loaded before the caller reads the value. `previous`
+    /// links it to this scope's entry of the same object for another word, if any.
     @inline(never)
-    final func _appendAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
+    final func _appendAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, previous: Int) {
         precondition(UInt(bitPattern: property) < UInt(TrackedObject.propertyLimit), "property index out of range")
-        let word = UInt32(truncatingIfNeeded: property >> 6)
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let start = thread.pointee.scopeStart
-        let hint = _entryHint.load(ordering: .relaxed) &- 1
-        var previous: Int32 = -1
-        if hint >= start && hint < thread.pointee.count {
-            let entries = thread.pointee.entries.unsafelyUnwrapped
-            if entries[hint].object == me {
-                previous = Int32(truncatingIfNeeded: hint)
-                var i = Int(entries[hint].previous)
-                while i >= start {
-                    if entries[i].word == word {
-                        entries[i].mask |= 1 << UInt64(property & 63)
-                        return
-                    }
-                    i = Int(entries[i].previous)
-                }
-            }
-        }
         if thread.pointee.count == thread.pointee.capacity { tracking_grow_entries(thread) }
         let index = thread.pointee.count
         // Acquire: every write that ended before this load has its store visible to the caller's
@@ -80,10 +62,32 @@ extension TrackedObject {
         (thread.pointee.entries.unsafelyUnwrapped + index).initialize(
             to: tracking_entry(
                 object: Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63), version: writes,
-                word: word, ownWrites: 0, previous: previous))
+                word: UInt32(truncatingIfNeeded: property >> 6), ownWrites: 0,
+                previous: Int32(truncatingIfNeeded: previous)))
         thread.pointee.count = index &+ 1
         _entryHint.store(index &+ 1, ordering: .relaxed)
         _schedulePoint()
+    }
+
+    /// The hinted entry (in this scope) is this object's, for another 64-property word: the
+    /// object's other entries in this scope are found through their `previous` links, so a scope
+    /// holds one entry per object and word however its reads alternate.
+    @inline(never)
+    final func _recordAccessOfAnotherWord(
+        _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, hinted: Int
+    ) {
+        let word = UInt32(truncatingIfNeeded: property >> 6)
+        let entries = thread.pointee.entries.unsafelyUnwrapped
+        let start = thread.pointee.scopeStart
+        var i = Int(entries[hinted].previous)
+        while i >= start {
+            if entries[i].word == word {
+                entries[i].mask |= 1 << UInt64(property & 63)
+                return
+            }
+            i = Int(entries[i].previous)
+        }
+        _appendAccess(property, thread, previous: hinted)
     }
 }
 
