@@ -138,6 +138,42 @@ extension RegistrarTests {
             #expect(verdict.modelsAlive == 0, "models the registrar kept alive")
         }
 
+        /// Every write of an observed property takes the counted protocol, so the stress above
+        /// soon runs only that one. Here each round is a fresh model, never observed: one thread
+        /// writes it (the unobserved protocol) while another reads and installs on it for the
+        /// first time. After both stop, a scope still armed must hold the value written.
+        @Test func theFirstWriteOfAFreshModelRacesItsFirstObserver() {
+            let rounds = 20_000
+            let models = Unchecked((0..<rounds).map { _ in StressModel() })
+            let arrivals = Counter()
+            let reads = Unchecked(UnsafeMutablePointer<(value: Int, token: TrackingToken)>.allocate(capacity: rounds))
+            defer { reads.value.deallocate() }
+            onThreads(2) { thread in
+                for round in 0..<rounds {
+                    // Both threads start each round together.
+                    arrivals.raw.add(1, ordering: .sequentiallyConsistent)
+                    while arrivals.value < 2 * (round + 1) {}
+                    let model = models.value[round]
+                    let slot = round % StressModel.properties.count
+                    if thread == 0 {
+                        model.write(slot, round + 1)
+                    } else {
+                        (reads.value + round).initialize(to: withCancellableTracking({ model.read(slot) }, onChange: {}))
+                    }
+                }
+            }
+            var staleArmed = 0
+            var raced = 0
+            for round in 0..<rounds {
+                let (value, token) = reads.value[round]
+                if value == 0 { raced += 1 }
+                if token.isArmed && value != round + 1 { staleArmed += 1 }
+                token.cancel()
+            }
+            print("first writes against first observers: \(rounds) rounds, \(raced) reads of the old value")
+            #expect(staleArmed == 0, "\(staleArmed) scopes armed on the value before the first write")
+        }
+
         static func round(seed: UInt64, threads: Int, operationsPerThread: Int) -> StressVerdict {
             let world = StressWorld(nodeCount: nodeCount)
             onThreads(threads) { thread in
