@@ -3,7 +3,8 @@ import Synchronization
 /// What a scope calls when one of the properties it read is about to change.
 ///
 /// Conform a long-lived object (a view node, a logger) to observe without allocating a closure.
-/// The call comes synchronously on the mutating thread, before the new value is stored.
+/// The call comes synchronously on the mutating thread, before the new value is stored (or, for a
+/// scope that read while the write was under way, once it has stored; see `withTracking`).
 public protocol ChangeObserver: AnyObject {
     func observedValueWillChange()
 }
@@ -28,7 +29,7 @@ struct ScopeRecord: ~Copyable {
     // saw in-flight reach 0 (acquire-release) before pushing the record back (release).
     @usableFromInline var onChange: (@Sendable () -> Void)?
     @usableFromInline var observer: (any ChangeObserver)?
-    /// Atomic (relaxed), unlike the rest of the payload: a mutation reads it in `_claimCallback`
+    /// Atomic (relaxed), unlike the rest of the payload: a mutation reads it in `TrackingScope.claimCallback`
     /// *before* its compare-and-swap decides whether it wins, from a slot that may be stale while
     /// another thread re-arms the recycled record. The acquire load of `armed(g)` that precedes the
     /// read orders it after the arming write; a value from a later incarnation only comes with a

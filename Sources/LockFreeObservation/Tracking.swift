@@ -2,8 +2,12 @@
 /// about to change. The lock-free counterpart of Observation's `withObservationTracking`.
 ///
 /// `onChange` runs synchronously on the mutating thread, before the new value is stored (willSet),
-/// strictly once even under re-entrant or racing mutations. A change made by another thread between
-/// a read in `apply` and the end of this call is not lost: `onChange` then runs before this returns.
+/// strictly once even under re-entrant or racing mutations. No change is lost: a write by another
+/// thread made between a read in `apply` and the end of this call makes `onChange` run before this
+/// returns; one that overlaps the end of this call, on the writer's thread or before this returns;
+/// a write that was already under way when `apply` read (its willSet done, its store
+/// still to come, as when this call is made inside another scope's `onChange`) makes it run when
+/// that write has stored.
 @inlinable @discardableResult
 public func withTracking<T>(
     _ apply: () throws -> T, onChange: @escaping @Sendable () -> Void
