@@ -3,7 +3,8 @@ public enum Usage {
     static let exitCodes = """
         Exit codes:
           0   success
-          1   a benchmark failed (missed update, count mismatch, thrown failure) or the allocation self-test failed
+          1   a benchmark failed (missed update, count mismatch, thrown failure) or the allocation self-test failed;
+              or a build bench refuses to measure (debug, or with the registrar's schedule points)
           2   check: regression beyond tolerance
           4   check: only improvements beyond tolerance (commit a new baseline)
           5   baseline (or report/compare input) missing or unreadable; check: from another toolchain or allocator
