@@ -20,9 +20,12 @@
 struct ScopeState: Equatable {
     @usableFromInline var raw: UInt64
 
-    @usableFromInline static let free: UInt64 = 0
-    @usableFromInline static let armed: UInt64 = 1
-    @usableFromInline static let closing: UInt64 = 2
+    /// The phase field, bits 0..<8.
+    @usableFromInline
+    enum Phase: UInt64 {
+        case free = 0, armed = 1, closing = 2
+    }
+
     @usableFromInline static let oneInFlight: UInt64 = 1 << 8
     @usableFromInline static let phaseBits: UInt64 = 0xFF
 
@@ -33,22 +36,63 @@ struct ScopeState: Equatable {
 
     @inlinable init(raw: UInt64) { self.raw = raw }
 
-    @inlinable init(generation: UInt32, inFlight: UInt64 = 0, phase: UInt64) {
-        raw = UInt64(generation) << 32 | inFlight << 8 | phase
+    @inlinable init(generation: UInt32, inFlight: UInt64 = 0, phase: Phase) {
+        raw = UInt64(generation) << 32 | inFlight << 8 | phase.rawValue
     }
 
     @inlinable var generation: UInt32 { UInt32(truncatingIfNeeded: raw >> 32) }
     @inlinable var inFlight: UInt64 { (raw >> 8) & 0xFF_FFFF }
-    @inlinable var phase: UInt64 { raw & 0xFF }
-    @inlinable var isArmed: Bool { phase == Self.armed }
+    /// `nil` only for a corrupt word (`_checkInvariants` reports it).
+    @inlinable var phase: Phase? { Phase(rawValue: raw & Self.phaseBits) }
+    @inlinable var isArmed: Bool { raw & Self.phaseBits == Phase.armed.rawValue }
+    @inlinable var isFree: Bool { raw & Self.phaseBits == Phase.free.rawValue }
+    /// A closed scope whose last callback has finished: its record goes back to the pool.
+    @inlinable var isDone: Bool { raw & Self.phaseBits == Phase.closing.rawValue && inFlight == 0 }
+
+    // The transitions listed above, the only code that builds state words.
+
+    /// free(g) -> armed(g, 0).
+    @inlinable var armed: ScopeState { ScopeState(generation: generation, phase: .armed) }
 
     /// armed(g, n) -> closing(g, n): cancellation.
-    @inlinable var cancelled: ScopeState { ScopeState(raw: (raw & ~Self.phaseBits) | Self.closing) }
+    @inlinable var cancelled: ScopeState { ScopeState(raw: (raw & ~Self.phaseBits) | Phase.closing.rawValue) }
 
     /// armed(g, n) -> armed(g, n + 1) (continuous) or armed(g, 0) -> closing(g, 1) (one-shot).
     @inlinable func claimed(continuous: Bool) -> ScopeState {
-        ScopeState(raw: (continuous ? raw : (raw & ~Self.phaseBits) | Self.closing) &+ Self.oneInFlight)
+        ScopeState(raw: (continuous ? raw : (raw & ~Self.phaseBits) | Phase.closing.rawValue) &+ Self.oneInFlight)
     }
+
+    /// closing(g, 0) -> free(g + 1): recycled (retired instead at the generation limit).
+    @inlinable var recycled: ScopeState { ScopeState(generation: generation &+ 1, phase: .free) }
+
+    /// Traps if the word breaks an invariant: a known phase, a generation below the limit while
+    /// the record can be armed, at most one callback in flight for a one-shot scope. Debug builds
+    /// only (the tests, the stress suite among them); nothing in release builds.
+    @inline(__always)
+    func _checkInvariants(continuous: Bool? = nil) {
+        #if DEBUG
+        precondition(phase != nil, "scope state \(String(raw, radix: 16)): unknown phase")
+        precondition(
+            generation < Self.generationLimit || (phase == .free && generation == Self.generationLimit),
+            "scope state \(String(raw, radix: 16)): generation beyond the limit")
+        precondition(phase != .free || inFlight == 0, "scope state \(String(raw, radix: 16)): free with callbacks in flight")
+        if continuous == false {
+            precondition(inFlight <= 1, "scope state \(String(raw, radix: 16)): one-shot with \(inFlight) callbacks in flight")
+        }
+        #endif
+    }
+}
+
+/// `ScopeRecord.watchedSlots`: bits 32..<64 the generation it was set for, bits 0..<32 the count of
+/// slots that incarnation still holds in living objects.
+struct WatchedSlots {
+    var raw: UInt64
+    init(raw: UInt64) { self.raw = raw }
+    init(generation: UInt32, count: UInt64) { raw = UInt64(generation) << 32 | count }
+    var generation: UInt32 { UInt32(truncatingIfNeeded: raw >> 32) }
+    var count: UInt64 { raw & 0xFFFF_FFFF }
+    /// One slot fewer, for the same generation.
+    var lessOne: WatchedSlots { WatchedSlots(raw: raw - 1) }
 }
 
 /// An observer slot's content: which scope (record index and generation) watches which properties.

@@ -70,11 +70,12 @@ final class ScopeTable: @unchecked Sendable {
         let rec = record(index)
         rec.pointee.onChange = nil
         rec.pointee.observer = nil
-        let next = state.generation &+ 1
+        let recycled = state.recycled
+        recycled._checkInvariants()
         // Relaxed: the releasing push below publishes it; a retired record is published by nothing
         // and needs nothing published (no thread will arm it, stale readers only see it unarmed).
-        rec.pointee.state.store(ScopeState(generation: next, phase: ScopeState.free).raw, ordering: .relaxed)
-        if next >= ScopeState.generationLimit {
+        rec.pointee.state.store(recycled.raw, ordering: .relaxed)
+        if recycled.generation >= ScopeState.generationLimit {
             retired.add(1, ordering: .relaxed)
             return
         }
@@ -96,9 +97,9 @@ final class ScopeTable: @unchecked Sendable {
     func _fastForward(_ index: UInt32, toGeneration generation: UInt32) -> Bool {
         let rec = record(index)
         let current = ScopeState(raw: rec.pointee.state.load(ordering: .acquiring))
-        guard current.phase == ScopeState.free else { return false }
+        guard current.isFree, generation < ScopeState.generationLimit else { return false }
         return rec.pointee.state.compareExchange(
-            expected: current.raw, desired: ScopeState(generation: generation, phase: ScopeState.free).raw,
+            expected: current.raw, desired: ScopeState(generation: generation, phase: .free).raw,
             ordering: .acquiringAndReleasing
         ).exchanged
     }

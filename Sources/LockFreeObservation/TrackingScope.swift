@@ -37,7 +37,8 @@ public struct TrackingToken: Sendable, Hashable {
             let (exchanged, seen) = scope.pointee.state.compareExchange(
                 expected: current.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
             if exchanged {
-                if closing.inFlight == 0 { table.recycle(record, from: closing) }
+                closing._checkInvariants()
+                if closing.isDone { table.recycle(record, from: closing) }
                 return true
             }
             current = ScopeState(raw: seen)
@@ -92,6 +93,7 @@ enum TrackingScope {
     static func end(_ thread: UnsafeMutablePointer<tracking_thread>, savedStart: Int) {
         thread.pointee.depth -= 1
         thread.pointee.scopeStart = savedStart
+        _checkInvariants(of: thread)
         guard thread.pointee.depth == 0 else { return }
         while thread.pointee.count > 0 {
             let last = thread.pointee.count - 1
@@ -102,10 +104,25 @@ enum TrackingScope {
         }
     }
 
+    /// Traps if this thread's buffer breaks an invariant: `0 <= scopeStart <= count <= capacity`,
+    /// depth not negative, no scope open with an empty range above its start. Debug builds only.
+    @inline(__always)
+    static func _checkInvariants(of thread: UnsafeMutablePointer<tracking_thread>) {
+        #if DEBUG
+        let state = thread.pointee
+        precondition(
+            0 <= state.scopeStart && state.scopeStart <= state.count && state.count <= state.capacity,
+            "tracking buffer: start \(state.scopeStart), count \(state.count), capacity \(state.capacity)")
+        precondition(state.depth >= 0, "tracking buffer: depth \(state.depth)")
+        precondition(state.depth > 0 || state.scopeStart == 0, "tracking buffer: no scope open but start \(state.scopeStart)")
+        #endif
+    }
+
     @usableFromInline
     static func install(
         _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, continuous: Bool, callback: Callback
     ) -> TrackingToken {
+        _checkInvariants(of: thread)
         let end = thread.pointee.count
         guard start < end else { return .inert }
         let table = ScopeTable.shared
@@ -119,10 +136,11 @@ enum TrackingScope {
         let generation = free.generation
         var slots: UInt64 = 0
         for i in start..<end { slots += UInt64(slotCount(thread.pointee.entries[i])) }
-        record.pointee.watchedSlots.store(UInt64(generation) << 32 | slots, ordering: .relaxed)
+        record.pointee.watchedSlots.store(WatchedSlots(generation: generation, count: slots).raw, ordering: .relaxed)
+        let armed = free.armed
+        armed._checkInvariants(continuous: continuous)
         // Release: publishes the payload to whichever thread claims the record from a slot.
-        record.pointee.state.store(
-            ScopeState(generation: generation, phase: ScopeState.armed).raw, ordering: .releasing)
+        record.pointee.state.store(armed.raw, ordering: .releasing)
 
         var changed = false
         let entries = thread.pointee.entries!
@@ -212,6 +230,7 @@ enum TrackingScope {
             let (exchanged, current) = record.pointee.state.compareExchange(
                 expected: state.raw, desired: desired.raw, ordering: .acquiringAndReleasing)
             if exchanged {
+                desired._checkInvariants(continuous: continuous)
                 state = desired
                 return true
             }
@@ -227,17 +246,17 @@ enum TrackingScope {
         let state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
         guard content.isLive(in: state) else { return }
         _schedulePoint()
-        var watched = record.pointee.watchedSlots.load(ordering: .acquiring)
-        while UInt32(truncatingIfNeeded: watched >> 32) == state.generation && watched & 0xFFFF_FFFF > 0 {
+        var watched = WatchedSlots(raw: record.pointee.watchedSlots.load(ordering: .acquiring))
+        while watched.generation == state.generation && watched.count > 0 {
             let (exchanged, current) = record.pointee.watchedSlots.compareExchange(
-                expected: watched, desired: watched - 1, ordering: .acquiringAndReleasing)
+                expected: watched.raw, desired: watched.lessOne.raw, ordering: .acquiringAndReleasing)
             if exchanged {
-                if (watched - 1) & 0xFFFF_FFFF == 0 {
+                if watched.lessOne.count == 0 {
                     TrackingToken(record: content.record, generation: state.generation).cancel()
                 }
                 return
             }
-            watched = current
+            watched = WatchedSlots(raw: current)
         }
     }
 
@@ -268,6 +287,7 @@ enum TrackingScope {
         // Acquire-release: the recycler must see every callback's reads of the payload done.
         let after = ScopeState(
             raw: record.pointee.state.subtract(ScopeState.oneInFlight, ordering: .acquiringAndReleasing).newValue)
-        if after.phase == ScopeState.closing && after.inFlight == 0 { table.recycle(index, from: after) }
+        after._checkInvariants()
+        if after.isDone { table.recycle(index, from: after) }
     }
 }

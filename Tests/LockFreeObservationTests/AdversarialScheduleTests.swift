@@ -235,7 +235,7 @@ extension RegistrarTests {
                 // The record retired: its generation is at the limit, never armed again.
                 #expect(ScopeTable.shared.retired.load(ordering: .relaxed) == retiredBefore + 1)
                 let state = ScopeState(raw: ScopeTable.shared.record(first.record).pointee.state.load(ordering: .acquiring))
-                #expect(state.generation == limit && state.phase == ScopeState.free)
+                #expect(state.generation == limit && state.isFree)
                 for _ in 0..<64 {
                     let (_, token) = withCancellableTracking({ _ = fresh.count }, onChange: {})
                     #expect(token.record != first.record)
@@ -252,11 +252,11 @@ extension RegistrarTests {
             for generation: UInt32 in [0, 1, 0x7F_FFFE, limit - 1] {
                 let slot = SlotContent(record: 5, generation: generation, property: 3)
                 #expect(slot.generation == generation)
-                #expect(slot.isLive(in: ScopeState(generation: generation, phase: ScopeState.armed)))
+                #expect(slot.isLive(in: ScopeState(generation: generation, phase: .armed)))
                 for other: UInt32 in [0, 1, 0x7F_FFFE, limit - 1] where other != generation {
-                    #expect(!slot.isLive(in: ScopeState(generation: other, phase: ScopeState.armed)))
+                    #expect(!slot.isLive(in: ScopeState(generation: other, phase: .armed)))
                 }
-                #expect(!slot.isLive(in: ScopeState(generation: generation, phase: ScopeState.closing)))
+                #expect(!slot.isLive(in: ScopeState(generation: generation, phase: .closing)))
             }
         }
 

@@ -106,7 +106,7 @@ final class Counters: TrackedObject {
 func isReturned(_ token: TrackingToken) -> Bool {
     guard token.record != 0 else { return true }
     let state = ScopeState(raw: ScopeTable.shared.record(token.record).pointee.state.load(ordering: .acquiring))
-    return state.generation != token.generation || state.phase == ScopeState.free
+    return state.generation != token.generation || state.isFree
 }
 
 /// Pool growth that only a leak explains: other test targets in the process may take up to a few
