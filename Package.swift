@@ -55,7 +55,8 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         .executableTarget(
-            name: "bench", dependencies: ["Harness", "Workloads", "LockFreeObservation"], path: "Benchmarks/bench"),
+            name: "bench", dependencies: ["Harness", "Workloads", "Contenders", "LockFreeObservation"],
+            path: "Benchmarks/bench"),
 
         .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
         .testTarget(name: "ContendersTests", dependencies: ["Contenders"]),

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Measures the regression gate itself (issue: "the gate's own quality"):
 #   1. N gate runs on unchanged code against a fresh baseline: every one must pass (exit 0 or 4);
-#   2. a 2x slowdown of the registrar's tracked read must fail it (exit 2), every time: it is
+#   2. a 2x slowdown of the tracked read must fail it (exit 2), every time: it is
 #      caught by the lockfree/apple instruction ratio (callgrind), which repeats exactly;
-#   3. one extra allocation per tracking scope must fail it (exit 2);
+#   3. one extra allocation per evaluated scope must fail it (exit 2);
 #   4. a changed invalidation count must fail it (exit 2, or 1 where the count also differs from the
 #      benchmark's own declared counts, which fails that benchmark outright).
-# The injections are compile-time flags of the registrar (BENCH_SELFCHECK_*), built in their own
-# scratch folder; the code you ship is never changed. The slowed build is checked SLOW_RUNS times
+# The injections are compile-time flags of the lockfree contender (BENCH_SELFCHECK_*, see
+# Sources/Contenders/FaultInjections.swift; none is in the registrar), built in their own scratch
+# folder; the code you ship is never changed. Such a build warns loudly and records its faults in
+# the results' metadata, and check refuses its results as a baseline. The slowed build is checked SLOW_RUNS times
 # (default 3). Usage: [SLOW_RUNS=K] scripts/gate-selfcheck.sh [N] [FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."

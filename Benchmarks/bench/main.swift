@@ -1,4 +1,5 @@
 import Glibc
+import Contenders
 import Harness
 import LockFreeObservation
 import Workloads
@@ -14,4 +15,12 @@ if Bench.measures(arguments) && registrarHasSchedulePoints {
         "bench: refusing to measure a build with the registrar's schedule points (SchedulePoints trait); rebuild without it\n")
     exit(ExitCode.benchmarkFailed)
 }
-exit(Bench(suite: Suite.all()).main(arguments))
+if !faultInjections.isEmpty {
+    Console.standard.err(
+        """
+        bench: WARNING: this build injects faults for the gate's self-check (\(faultInjections.joined(separator: ", "))):
+        bench: WARNING: its figures are not real; results record the faults and 'check' refuses them as a baseline
+
+        """)
+}
+exit(Bench(suite: Suite.all(), faultInjections: faultInjections).main(arguments))

@@ -5,8 +5,9 @@ public enum LockFree: Contender {
     public static let name = "lockfree"
     public static let isFineGrained = true
 
-    // The models spell out their accessors with the registrar's primitives, as `@Observable`'s
-    // macro expansion does, instead of using `@Tracked`: an in-place mutation (`toggle()`, `+=`,
+    // The models spell out their accessors with the registrar's primitives (`trackRead` is
+    // `trackAccess`, see FaultInjections.swift), as `@Observable`'s macro expansion does, instead
+    // of using `@Tracked`: an in-place mutation (`toggle()`, `+=`,
     // `append`) through `@Tracked` from another module runs the wrapper's `_modify` coroutine
     // un-inlined, with two key-path lookups and a frame allocation. See the README.
     // The accessors are `@inlinable` because the workloads use the models from another module;
@@ -20,7 +21,7 @@ public enum LockFree: Contender {
     public final class Author: TrackedObject, AuthorModel {
         @usableFromInline @exclusivity(unchecked) var _name: String
         @inlinable public var name: String {
-            get { trackAccess(0); return _name }
+            get { trackRead(0); return _name }
             @inline(__always) set { if _name != newValue { withMutation(0) { _name = newValue } } }
             _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_name }
         }
@@ -35,21 +36,21 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _isSelected = false
 
         @inlinable public var title: String {
-            get { trackAccess(0); return _title }
+            get { trackRead(0); return _title }
             @inline(__always) set { if _title != newValue { withMutation(0) { _title = newValue } } }
             _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_title }
         }
         @inlinable public var author: Author {
-            get { trackAccess(1); return _author }
+            get { trackRead(1); return _author }
             set { if _author !== newValue { withMutation(1) { _author = newValue } } }
         }
         @inlinable public var isAvailable: Bool {
-            get { trackAccess(2); return _isAvailable }
+            get { trackRead(2); return _isAvailable }
             set { if _isAvailable != newValue { withMutation(2) { _isAvailable = newValue } } }
             _modify { trackAccess(2); let mutation = willMutate(2); defer { didMutate(mutation) }; yield &_isAvailable }
         }
         @inlinable public var isSelected: Bool {
-            get { trackAccess(3); return _isSelected }
+            get { trackRead(3); return _isSelected }
             set { if _isSelected != newValue { withMutation(3) { _isSelected = newValue } } }
             _modify { trackAccess(3); let mutation = willMutate(3); defer { didMutate(mutation) }; yield &_isSelected }
         }
@@ -67,12 +68,12 @@ public enum LockFree: Contender {
         @usableFromInline @exclusivity(unchecked) var _selectedID = -1
 
         @inlinable public var books: [Book] {
-            get { trackAccess(0); return _books }
+            get { trackRead(0); return _books }
             set { if _books != newValue { withMutation(0) { _books = newValue } } }
             _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_books }
         }
         @inlinable public var selectedID: Int {
-            get { trackAccess(1); return _selectedID }
+            get { trackRead(1); return _selectedID }
             set { if _selectedID != newValue { withMutation(1) { _selectedID = newValue } } }
             _modify { trackAccess(1); let mutation = willMutate(1); defer { didMutate(mutation) }; yield &_selectedID }
         }
@@ -89,7 +90,7 @@ public enum LockFree: Contender {
     public final class Cell: TrackedObject, CellModel {
         @usableFromInline @exclusivity(unchecked) var _value: Double
         @inlinable public var value: Double {
-            get { trackAccess(0); return _value }
+            get { trackRead(0); return _value }
             set { if _value != newValue { withMutation(0) { _value = newValue } } }
             _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_value }
         }
@@ -104,7 +105,7 @@ public enum LockFree: Contender {
             super.init()
         }
         public func value(at index: Int) -> Int {
-            trackAccess(index)
+            trackRead(index)
             return values[index]
         }
         public func setValue(_ value: Int, at index: Int) {
@@ -116,19 +117,19 @@ public enum LockFree: Contender {
     public final class Settings: TrackedObject, SettingsModel {
         @usableFromInline @exclusivity(unchecked) var _fontSize = 14.0
         @inlinable public var fontSize: Double {
-            get { trackAccess(0); return _fontSize }
+            get { trackRead(0); return _fontSize }
             set { if _fontSize != newValue { withMutation(0) { _fontSize = newValue } } }
             _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_fontSize }
         }
         @usableFromInline @exclusivity(unchecked) var _lineSpacing = 1.2
         @inlinable public var lineSpacing: Double {
-            get { trackAccess(1); return _lineSpacing }
+            get { trackRead(1); return _lineSpacing }
             set { if _lineSpacing != newValue { withMutation(1) { _lineSpacing = newValue } } }
             _modify { trackAccess(1); let mutation = willMutate(1); defer { didMutate(mutation) }; yield &_lineSpacing }
         }
         @usableFromInline @exclusivity(unchecked) var _theme = 0
         @inlinable public var theme: Int {
-            get { trackAccess(2); return _theme }
+            get { trackRead(2); return _theme }
             set { if _theme != newValue { withMutation(2) { _theme = newValue } } }
             _modify { trackAccess(2); let mutation = willMutate(2); defer { didMutate(mutation) }; yield &_theme }
         }
@@ -138,49 +139,49 @@ public enum LockFree: Contender {
     public final class Record: TrackedObject, RecordModel {
         @usableFromInline @exclusivity(unchecked) var _p0 = 0
         @inlinable public var p0: Int {
-            get { trackAccess(0); return _p0 }
+            get { trackRead(0); return _p0 }
             set { if _p0 != newValue { withMutation(0) { _p0 = newValue } } }
             _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_p0 }
         }
         @usableFromInline @exclusivity(unchecked) var _p1 = 0
         @inlinable public var p1: Int {
-            get { trackAccess(1); return _p1 }
+            get { trackRead(1); return _p1 }
             set { if _p1 != newValue { withMutation(1) { _p1 = newValue } } }
             _modify { trackAccess(1); let mutation = willMutate(1); defer { didMutate(mutation) }; yield &_p1 }
         }
         @usableFromInline @exclusivity(unchecked) var _p2 = 0
         @inlinable public var p2: Int {
-            get { trackAccess(2); return _p2 }
+            get { trackRead(2); return _p2 }
             set { if _p2 != newValue { withMutation(2) { _p2 = newValue } } }
             _modify { trackAccess(2); let mutation = willMutate(2); defer { didMutate(mutation) }; yield &_p2 }
         }
         @usableFromInline @exclusivity(unchecked) var _p3 = 0
         @inlinable public var p3: Int {
-            get { trackAccess(3); return _p3 }
+            get { trackRead(3); return _p3 }
             set { if _p3 != newValue { withMutation(3) { _p3 = newValue } } }
             _modify { trackAccess(3); let mutation = willMutate(3); defer { didMutate(mutation) }; yield &_p3 }
         }
         @usableFromInline @exclusivity(unchecked) var _p4 = 0
         @inlinable public var p4: Int {
-            get { trackAccess(4); return _p4 }
+            get { trackRead(4); return _p4 }
             set { if _p4 != newValue { withMutation(4) { _p4 = newValue } } }
             _modify { trackAccess(4); let mutation = willMutate(4); defer { didMutate(mutation) }; yield &_p4 }
         }
         @usableFromInline @exclusivity(unchecked) var _p5 = 0
         @inlinable public var p5: Int {
-            get { trackAccess(5); return _p5 }
+            get { trackRead(5); return _p5 }
             set { if _p5 != newValue { withMutation(5) { _p5 = newValue } } }
             _modify { trackAccess(5); let mutation = willMutate(5); defer { didMutate(mutation) }; yield &_p5 }
         }
         @usableFromInline @exclusivity(unchecked) var _p6 = 0
         @inlinable public var p6: Int {
-            get { trackAccess(6); return _p6 }
+            get { trackRead(6); return _p6 }
             set { if _p6 != newValue { withMutation(6) { _p6 = newValue } } }
             _modify { trackAccess(6); let mutation = willMutate(6); defer { didMutate(mutation) }; yield &_p6 }
         }
         @usableFromInline @exclusivity(unchecked) var _p7 = 0
         @inlinable public var p7: Int {
-            get { trackAccess(7); return _p7 }
+            get { trackRead(7); return _p7 }
             set { if _p7 != newValue { withMutation(7) { _p7 = newValue } } }
             _modify { trackAccess(7); let mutation = willMutate(7); defer { didMutate(mutation) }; yield &_p7 }
         }
@@ -190,7 +191,7 @@ public enum LockFree: Contender {
     public final class ObservableState<Item: Equatable>: TrackedObject {
         @usableFromInline @exclusivity(unchecked) var _item: Item
         @inlinable public var item: Item {
-            get { trackAccess(0); return _item }
+            get { trackRead(0); return _item }
             set { if _item != newValue { withMutation(0) { _item = newValue } } }
             _modify { trackAccess(0); let mutation = willMutate(0); defer { didMutate(mutation) }; yield &_item }
         }
@@ -205,7 +206,14 @@ public enum LockFree: Contender {
         _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout TrackingToken?
     ) -> T {
         subscription?.cancel()
+        #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
+        let (value, token) = withTracking(body, notifying: _DoubleNotifier(observer))
+        #else
         let (value, token) = withTracking(body, notifying: observer)
+        #endif
+        #if BENCH_SELFCHECK_EXTRA_ALLOCATION
+        _selfCheckSink = [UInt32(truncatingIfNeeded: _selfCheckSink.count)]
+        #endif
         subscription = token
         return value
     }

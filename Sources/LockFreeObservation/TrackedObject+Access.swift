@@ -17,10 +17,6 @@ extension TrackedObject {
     public final func trackAccess(_ property: Int) {
         if _slowPath(_trackingDepth != 0) {
             _trackingRecordAccess(self, property)
-            #if BENCH_SELFCHECK_SLOW_TRACKED_READ
-            // scripts/gate-selfcheck.sh: a deliberate 2x slowdown of the tracked read.
-            _trackingRecordAccess(self, property)
-            #endif
         }
     }
 

@@ -47,10 +47,6 @@ public struct TrackingToken: Sendable, Hashable {
     }
 }
 
-#if BENCH_SELFCHECK_EXTRA_ALLOCATION
-nonisolated(unsafe) var _selfCheckSink: [UInt32] = []
-#endif
-
 /// The tracking scope machinery: begin, end, install, callbacks.
 @usableFromInline
 enum TrackingScope {
@@ -168,10 +164,6 @@ enum TrackingScope {
                 if WriteWord.counts(writes) != expected { changed = true }
             }
         }
-        #if BENCH_SELFCHECK_EXTRA_ALLOCATION
-        // scripts/gate-selfcheck.sh: one deliberate allocation per installed scope.
-        _selfCheckSink = [generation]
-        #endif
         let token = TrackingToken(record: index, generation: generation)
         if changed { fireNow(index, generation: generation) }
         return token
@@ -277,10 +269,6 @@ enum TrackingScope {
             // Dropped: no callback.
         } else if let observer = record.pointee.observer {
             observer.observedValueWillChange()
-            #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
-            // scripts/gate-selfcheck.sh: a deliberate second notification (counts change).
-            observer.observedValueWillChange()
-            #endif
         } else if let onChange = record.pointee.onChange {
             onChange()
         }

@@ -132,6 +132,16 @@ import Testing
         #expect(throws: BaselineError("baseline was measured with jemalloc 5.3.0, this build uses system malloc")) {
             try Baseline.checkComparable(sampleSet(), toolchain: "6.3.1", allocator: "system malloc")
         }
+        var injected = sampleSet()
+        injected.metadata.faultInjections = ["BENCH_SELFCHECK_EXTRA_ALLOCATION"]
+        #expect(
+            throws: BaselineError(
+                "baseline was measured by a build with injected faults (BENCH_SELFCHECK_EXTRA_ALLOCATION), not a real measurement")
+        ) {
+            try Baseline.checkComparable(injected, toolchain: "6.3.1", allocator: "jemalloc 5.3.0")
+        }
+        injected.metadata.faultInjections = []
+        try Baseline.checkComparable(injected, toolchain: "6.3.1", allocator: "jemalloc 5.3.0")
         #expect(Baseline.path(for: "main") == "results/baselines/main.json")
         #expect(Baseline.path(for: "x/y.json") == "x/y.json")
     }

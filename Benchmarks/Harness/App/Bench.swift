@@ -5,11 +5,14 @@ public struct Bench: Sendable {
     public var console: Console
     /// The command line recorded in result metadata.
     public var commandLine: [String]
+    /// Faults compiled into this build for the gate's self-check, recorded in every result set.
+    public var faultInjections: [String]
 
     public init(
         suite: [Benchmark], executor: any PassExecutor = ChildProcessExecutor(), console: Console = .standard,
-        commandLine: [String] = CommandLine.arguments
+        commandLine: [String] = CommandLine.arguments, faultInjections: [String] = []
     ) {
+        self.faultInjections = faultInjections
         self.suite = suite
         self.executor = executor
         self.console = console

@@ -30,7 +30,9 @@ extension Bench {
         let plan = options.mode.timingPlan(runs: runs.count, maxSamples: options.samples)
         let results = measure(runs, plan: plan, deadline: options.mode.totalSeconds, mode: options.mode)
         let set = ResultSet(
-            metadata: MetadataCollector.collect(command: commandLine, mode: options.mode.rawValue), results: results)
+            metadata: MetadataCollector.collect(
+                command: commandLine, mode: options.mode.rawValue, faultInjections: faultInjections),
+            results: results)
         do { try write(set, to: options.output, formats: options.formats) } catch {
             console.err("bench: \(error.message)\n")
             return RunOutcome(exitCode: ExitCode.cannotWrite, results: set)

@@ -29,8 +29,13 @@ public enum Baseline {
         }
     }
 
-    /// Throws when `baseline` was measured with another toolchain or allocator than `current`.
+    /// Throws when `baseline` was measured with another toolchain or allocator than `current`, or by
+    /// a build with faults injected for the gate's self-check.
     public static func checkComparable(_ baseline: ResultSet, toolchain: String, allocator: String) throws(BaselineError) {
+        if let faults = baseline.metadata.faultInjections, !faults.isEmpty {
+            throw BaselineError(
+                "baseline was measured by a build with injected faults (\(faults.joined(separator: ", "))), not a real measurement")
+        }
         if baseline.metadata.toolchain != toolchain {
             throw BaselineError("baseline was measured with Swift \(baseline.metadata.toolchain), this is Swift \(toolchain)")
         }

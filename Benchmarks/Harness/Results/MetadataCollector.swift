@@ -22,7 +22,9 @@ public enum MetadataCollector {
         #endif
     }
 
-    public static func collect(command: [String], mode: String, date: Date = Date()) -> RunMetadata {
+    public static func collect(
+        command: [String], mode: String, faultInjections: [String] = [], date: Date = Date()
+    ) -> RunMetadata {
         RunMetadata(
             date: ISO8601DateFormatter().string(from: date), command: reproducible(command), machine: machine(),
             cpu: cpuModel(),
@@ -31,7 +33,8 @@ public enum MetadataCollector {
             allocator: AllocationCounter.allocatorName, allocationNote: AllocationCounter.unavailableReason,
             gitCommit: gitCommit(), mode: mode,
             instructionCounter: InstructionCounter.tool.map { "callgrind (\($0))" },
-            instructionNote: InstructionCounter.unavailableReason)
+            instructionNote: InstructionCounter.unavailableReason,
+            faultInjections: faultInjections.isEmpty ? nil : faultInjections)
     }
 
     /// The command as a user reruns it: `swift run -c release bench ARGS`, without the path of the

@@ -26,11 +26,14 @@ public struct RunMetadata: Sendable, Equatable, Codable {
     public var gitCommit: String
     /// `quick`, `default` or `full`.
     public var mode: String
+    /// Faults compiled into the build for the gate's self-check (`BENCH_SELFCHECK_*`); `nil` or
+    /// empty for a real measurement. `check` refuses a baseline that has any.
+    public var faultInjections: [String]?
 
     public init(
         date: String, command: [String], machine: String, cpu: String, cores: Int, toolchain: String,
         toolchainOnPath: String, allocator: String, allocationNote: String?, gitCommit: String, mode: String,
-        instructionCounter: String? = nil, instructionNote: String? = nil
+        instructionCounter: String? = nil, instructionNote: String? = nil, faultInjections: [String]? = nil
     ) {
         self.date = date
         self.command = command
@@ -45,6 +48,7 @@ public struct RunMetadata: Sendable, Equatable, Codable {
         self.instructionNote = instructionNote
         self.gitCommit = gitCommit
         self.mode = mode
+        self.faultInjections = faultInjections
     }
 
     /// The command line as a shell would take it back.

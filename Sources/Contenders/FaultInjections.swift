@@ -1,0 +1,57 @@
+import LockFreeObservation
+
+// Faults that `scripts/gate-selfcheck.sh` compiles into the `lockfree` contender, never into the
+// registrar, to prove that the regression gate catches them (`-Xswiftc -DBENCH_SELFCHECK_...`):
+//
+// - BENCH_SELFCHECK_SLOW_TRACKED_READ: every getter records its read twice (the tracked read 2x).
+// - BENCH_SELFCHECK_EXTRA_ALLOCATION: one allocation per evaluated scope.
+// - BENCH_SELFCHECK_EXTRA_NOTIFICATION: every notification of an evaluated scope delivered twice.
+//
+// A build with any of them measures something other than the code you ship: `bench` says so
+// loudly, records them in the run's metadata (`faultInjections`), and `check` refuses such a run
+// as a baseline.
+
+/// The fault injections compiled into this build; empty for every build you measure.
+public let faultInjections: [String] = {
+    var names: [String] = []
+    #if BENCH_SELFCHECK_SLOW_TRACKED_READ
+    names.append("BENCH_SELFCHECK_SLOW_TRACKED_READ")
+    #endif
+    #if BENCH_SELFCHECK_EXTRA_ALLOCATION
+    names.append("BENCH_SELFCHECK_EXTRA_ALLOCATION")
+    #endif
+    #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
+    names.append("BENCH_SELFCHECK_EXTRA_NOTIFICATION")
+    #endif
+    return names
+}()
+
+extension TrackedObject {
+    /// `trackAccess(property)`: the call every `lockfree` getter makes, so that the self-check can
+    /// slow the tracked read down here instead of in the registrar.
+    @inlinable @inline(__always)
+    final func trackRead(_ property: Int) {
+        trackAccess(property)
+        #if BENCH_SELFCHECK_SLOW_TRACKED_READ
+        trackAccess(property)
+        #endif
+    }
+}
+
+#if BENCH_SELFCHECK_EXTRA_ALLOCATION
+/// Holds the self-check's deliberate allocation per evaluated scope.
+@usableFromInline nonisolated(unsafe) var _selfCheckSink: [UInt32] = []
+#endif
+
+#if BENCH_SELFCHECK_EXTRA_NOTIFICATION
+/// Delivers each notification twice (the self-check's changed counts).
+@usableFromInline
+final class _DoubleNotifier<Observer: ChangeObserver>: ChangeObserver {
+    @usableFromInline let observer: Observer
+    @usableFromInline init(_ observer: Observer) { self.observer = observer }
+    @usableFromInline func observedValueWillChange() {
+        observer.observedValueWillChange()
+        observer.observedValueWillChange()
+    }
+}
+#endif
