@@ -1,20 +1,21 @@
-import Glibc
 import Contenders
+import Glibc
 import Harness
 import LockFreeObservation
 import Workloads
 
 ProcessSetup.ensureDeterministicHashing()
-let arguments = Array(CommandLine.arguments.dropFirst())
-if Bench.measures(arguments) && ProcessSetup.refusesDebugBuild {
-    Console.standard.err("bench: refusing to measure a debug build; build with 'swift run -c release bench'\n")
-    exit(ExitCode.benchmarkFailed)
-}
-if Bench.measures(arguments) && registrarHasSchedulePoints {
-    Console.standard.err(
-        "bench: refusing to measure a build with the registrar's schedule points (SchedulePoints trait); rebuild without it\n")
-    exit(ExitCode.benchmarkFailed)
-}
+
+/// Why this build's figures would mean nothing, if they would.
+let buildRefusal: String? =
+    if ProcessSetup.refusesDebugBuild {
+        "refusing to measure a debug build; build with 'swift run -c release bench'"
+    } else if registrarHasSchedulePoints {
+        "refusing to measure a build with the registrar's schedule points (SchedulePoints trait); rebuild without it"
+    } else {
+        nil
+    }
+
 if !faultInjections.isEmpty {
     Console.standard.err(
         """
@@ -23,4 +24,5 @@ if !faultInjections.isEmpty {
 
         """)
 }
-exit(Bench(suite: Suite.all(), faultInjections: faultInjections).main(arguments))
+let bench = Bench(suite: Suite.all(), faultInjections: faultInjections, buildRefusal: buildRefusal)
+exit(bench.main(Array(CommandLine.arguments.dropFirst())))

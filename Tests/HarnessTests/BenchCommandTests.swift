@@ -128,15 +128,15 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         options.samples = 5
         options.output = root + "/again"
         r.out.withLock { $0 = "" }
-        let code = b.check(baseline: output + "/results.json", options, thresholdsFolder: thresholds)
+        let code = try b.check(baseline: output + "/results.json", options, thresholdsFolder: thresholds)
         let printed = r.out.withLock { $0 }
-        #expect(code == 0, "\(printed)")
+        #expect(code == .success, "\(printed)")
         #expect(printed.hasSuffix("No change beyond tolerance.\n"), "\(printed)")
     }
 
     /// Runs once, rewrites the invalidations of the saved results to `baselineInvalidations`, and
     /// checks a second run against that baseline.
-    func checkAgainstEditedBaseline(invalidations baselineInvalidations: Double) throws -> (Int32, String) {
+    func checkAgainstEditedBaseline(invalidations baselineInvalidations: Double) throws -> (ExitCode, String) {
         let root = temporaryFolder()
         let b = bench(Recorder())
         #expect(b.main(["run", "--quick", "--samples", "5", "--filter", "books", "--output", root + "/first"]) == 0)
@@ -153,19 +153,19 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         options.filter = "books"
         options.output = root + "/second"
         let r = Recorder()
-        let code = bench(r).check(baseline: root + "/baseline.json", options, thresholdsFolder: root + "/thresholds")
+        let code = try bench(r).check(baseline: root + "/baseline.json", options, thresholdsFolder: root + "/thresholds")
         return (code, r.out.withLock { $0 })
     }
 
     @Test func checkFindsARegression() throws {
         let (code, out) = try checkAgainstEditedBaseline(invalidations: 0.5)  // measured: 1 per operation
-        #expect(code == 2)
+        #expect(code == .regression)
         #expect(out.contains("| regression | books/toggle/n=10 | lockfree | invalidations | 0.500 | 1 | exactly equal |"))
     }
 
     @Test func checkWithOnlyImprovementsExits4AndSaysWhatToCommit() throws {
         let (code, out) = try checkAgainstEditedBaseline(invalidations: 2)
-        #expect(code == 4)
+        #expect(code == .improvementOnly)
         #expect(out.contains("| improvement | books/toggle/n=100 | apple | invalidations | 2 | 1 | exactly equal |"))
         #expect(out.contains("Only improvements: lock them in with\n  bench baseline save NAME --input "))
     }

@@ -120,13 +120,24 @@ final class PlanRecorder: PassExecutor {
         #expect(tight.plans.withLock { $0 }.allSatisfy { $0.budgetNanoseconds == 15_000_000 })  // the floor, halved
     }
 
-    @Test func measuringCommandsAreKnown() {
-        #expect(Bench.measures([]))
-        #expect(Bench.measures(["run", "--quick"]))
-        #expect(Bench.measures(["check", "--baseline", "x"]))
-        #expect(!Bench.measures(["list"]))
-        #expect(!Bench.measures(["report"]))
-        #expect(!Bench.measures(["--no-such-flag"]))
+    @Test func measuringCommandsAreKnown() throws {
+        #expect(try Parser.parse([]).measures)
+        #expect(try Parser.parse(["run", "--quick"]).measures)
+        #expect(try Parser.parse(["check", "--baseline", "x"]).measures)
+        #expect(try !Parser.parse(["list"]).measures)
+        #expect(try !Parser.parse(["report"]).measures)
+    }
+
+    /// A build `bench` refuses to measure stops `run` and `check` with exit 1, and nothing else.
+    @Test func aRefusedBuildMeasuresNothing() {
+        let recorder = Recorder()
+        let bench = Bench(
+            suite: testSuite(), executor: InProcessExecutor(), console: recorder.console, commandLine: ["bench"],
+            buildRefusal: "refusing to measure this build")
+        #expect(bench.main(["run", "--quick"]) == 1)
+        #expect(bench.main(["check", "--baseline", "x"]) == 1)
+        #expect(recorder.err.withLock { $0 } == "bench: refusing to measure this build\nbench: refusing to measure this build\n")
+        #expect(bench.main(["list"]) == 0)
     }
 
     @Test func childRequestRoundTripsAndBadRequestsAreUsageErrors() throws {
@@ -134,7 +145,11 @@ final class PlanRecorder: PassExecutor {
             pass: "count", plan: nil, operations: 7)
         let json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
         #expect(try JSONDecoder().decode(ChildRequest.self, from: Data(json.utf8)) == request)
-        #expect(ChildProcessExecutor.serve("{ bad", suite: []) == 64)
-        #expect(ChildProcessExecutor.serve(json, suite: []) == 64)
+        #expect(throws: BenchError(.usage, "malformed __measure request")) {
+            try ChildProcessExecutor.serve("{ bad", suite: [])
+        }
+        #expect(throws: BenchError(.usage, "no benchmark \(request.family) on \(request.contender)")) {
+            try ChildProcessExecutor.serve(json, suite: [])
+        }
     }
 }

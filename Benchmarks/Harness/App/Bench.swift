@@ -8,61 +8,65 @@ public struct Bench: Sendable {
     /// Faults compiled into this build for the gate's self-check, recorded in every result set.
     public var faultInjections: [String]
 
+    /// Why this build must not measure (a debug build, or one with the registrar's schedule points);
+    /// `nil` for a build whose figures mean something. `run`, `check` and measuring children refuse
+    /// with exit 1.
+    public var buildRefusal: String?
+
     public init(
         suite: [Benchmark], executor: any PassExecutor = ChildProcessExecutor(), console: Console = .standard,
-        commandLine: [String] = CommandLine.arguments, faultInjections: [String] = []
+        commandLine: [String] = CommandLine.arguments, faultInjections: [String] = [], buildRefusal: String? = nil
     ) {
         self.faultInjections = faultInjections
         self.suite = suite
         self.executor = executor
         self.console = console
         self.commandLine = commandLine
+        self.buildRefusal = buildRefusal
     }
 
+    /// Runs the command line and returns the exit status. Every early stop is a `BenchError`,
+    /// printed here once.
     public func main(_ arguments: [String]) -> Int32 {
-        let command: Command
-        do { command = try Parser.parse(arguments) } catch {
+        do { return try dispatch(arguments).rawValue } catch {
             console.err("bench: \(error.message)\n")
-            return ExitCode.usage
+            return error.code.rawValue
         }
+    }
+
+    func dispatch(_ arguments: [String]) throws(BenchError) -> ExitCode {
+        let command: Command
+        do { command = try Parser.parse(arguments) } catch { throw BenchError(error) }
+        if let buildRefusal, command.measures { throw BenchError(.benchmarkFailed, buildRefusal) }
         switch command {
         case .help(let topic):
             console.out(Usage.text(for: topic))
-            return ExitCode.success
+            return .success
         case .list(let filter):
-            return list(filter: filter)
+            try list(filter: filter)
+            return .success
         case .run(let options):
-            return run(options).exitCode
+            return try run(options).exitCode
         case .check(let baseline, let options):
-            return check(baseline: baseline, options)
+            return try check(baseline: baseline, options)
         case .report(let input, let output):
-            return report(input: input, output: output)
+            try report(input: input, output: output)
+            return .success
         case .baselineSave(let name, let input):
-            return saveBaseline(name: name, input: input)
+            try saveBaseline(name: name, input: input)
+            return .success
         case .compare(let a, let b):
-            return compare(a, b)
+            try compare(a, b)
+            return .success
         case .measure(let request):
-            return ChildProcessExecutor.serve(request, suite: suite)
+            return try ChildProcessExecutor.serve(request, suite: suite)
         }
     }
 
-    /// Whether `arguments` ask to measure (run or check): debug builds are refused for those.
-    public static func measures(_ arguments: [String]) -> Bool {
-        switch try? Parser.parse(arguments) {
-        case .run?, .check?, .measure?: true
-        default: false
-        }
-    }
-
-    func list(filter: String?) -> Int32 {
-        do {
-            let runs = try Selection(filter: filter).plan(suite)
-            var seen = Set<String>()
-            for run in runs where seen.insert(run.name).inserted { console.out(run.name + "\n") }
-            return ExitCode.success
-        } catch {
-            console.err("bench: \(error.message)\n")
-            return ExitCode.usage
-        }
+    func list(filter: String?) throws(BenchError) {
+        let runs: [PlannedRun]
+        do { runs = try Selection(filter: filter).plan(suite) } catch { throw BenchError(error) }
+        var seen = Set<String>()
+        for run in runs where seen.insert(run.name).inserted { console.out(run.name + "\n") }
     }
 }

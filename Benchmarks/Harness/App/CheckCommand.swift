@@ -1,24 +1,30 @@
+import Foundation
+
 extension Bench {
     /// `bench check --baseline FILE`: checks the baseline first, runs, re-measures time suspects
     /// (up to three rounds, four times the samples and budget, best ratio kept), then gates.
-    func check(baseline reference: String, _ options: RunOptions, thresholdsFolder: String = "results/thresholds") -> Int32 {
-        let baseline: ResultSet
+    func check(
+        baseline reference: String, _ options: RunOptions, thresholdsFolder: String = "results/thresholds"
+    ) throws(BenchError) -> ExitCode {
+        let baseline = try load(reference)
+        let thresholdsPath = Thresholds.path(in: thresholdsFolder)
         let thresholds: Thresholds
         do throws(BaselineError) {
-            baseline = try Baseline.load(reference)
             try Baseline.checkComparable(
                 baseline, toolchain: MetadataCollector.toolchain, allocator: AllocationCounter.allocatorName)
-            thresholds = try Thresholds.loadOrCreate(Thresholds.path(in: thresholdsFolder))
+            if !FileManager.default.fileExists(atPath: thresholdsPath) {
+                console.err("bench: no thresholds for this toolchain; writing the defaults to \(thresholdsPath)\n")
+            }
+            thresholds = try Thresholds.loadOrCreate(thresholdsPath)
             if let reason = InstructionCounter.unavailableReason,
                 baseline.results.contains(where: { $0.metric(MetricName.instructions) != nil })
             {
                 throw BaselineError("the baseline gates instruction counts, which cannot be counted here: \(reason)")
             }
         } catch {
-            console.err("bench: \(error.message)\n")
-            return ExitCode.baselineUnusable
+            throw BenchError(error)
         }
-        let outcome = run(options)
+        let outcome = try run(options)
         guard var current = outcome.results, let plan = outcome.plan else { return outcome.exitCode }
 
         var verdict = Gate.evaluate(baseline: baseline, current: current, thresholds: thresholds)
@@ -55,16 +61,11 @@ extension Bench {
             }
             verdict = Gate.evaluate(baseline: baseline, current: current, thresholds: thresholds)
         }
-        if rounds > 0 {
-            do { try write(current, to: options.output, formats: options.formats) } catch {
-                console.err("bench: \(error.message)\n")
-                return ExitCode.cannotWrite
-            }
-        }
+        if rounds > 0 { try write(current, to: options.output, formats: options.formats) }
         console.out("\n" + Gate.format(verdict))
-        if verdict.exitCode == ExitCode.improvementOnly {
+        if verdict.exitCode == .improvementOnly {
             console.out("\nOnly improvements: lock them in with\n  bench baseline save NAME --input \(options.output)/results.json\n")
-            console.out("and commit it with the thresholds (\(Thresholds.path(in: thresholdsFolder))):\n\(thresholds.json)")
+            console.out("and commit it with the thresholds (\(thresholdsPath)):\n\(thresholds.json)")
         }
         return verdict.exitCode
     }

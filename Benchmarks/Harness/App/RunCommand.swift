@@ -1,30 +1,19 @@
 extension Bench {
     /// What `run` produced: the exit status and, when it measured, the result set.
     public struct RunOutcome {
-        public var exitCode: Int32
+        public var exitCode: ExitCode
         public var results: ResultSet?
         var runs: [PlannedRun] = []
         var plan: TimingPlan?
     }
 
     /// `bench run`: select, check the output folder, self-test, measure, write, summarise.
-    func run(_ options: RunOptions) -> RunOutcome {
+    func run(_ options: RunOptions) throws(BenchError) -> RunOutcome {
         let runs: [PlannedRun]
-        do throws(UsageError) {
-            runs = try options.selection.plan(suite)
-            if runs.isEmpty { throw UsageError("no benchmark matches the selection; see 'bench list'") }
-        } catch {
-            console.err("bench: \(error.message)\n")
-            return RunOutcome(exitCode: ExitCode.usage)
-        }
-        do { try ResultsWriter.checkWritable(options.output) } catch {
-            console.err("bench: \(error.message)\n")
-            return RunOutcome(exitCode: ExitCode.cannotWrite)
-        }
-        do { try AllocationSelfTest.run() } catch {
-            console.err("bench: \(error)\n")
-            return RunOutcome(exitCode: ExitCode.benchmarkFailed)
-        }
+        do { runs = try options.selection.plan(suite) } catch { throw BenchError(error) }
+        if runs.isEmpty { throw BenchError(.usage, "no benchmark matches the selection; see 'bench list'") }
+        do { try ResultsWriter.checkWritable(options.output) } catch { throw BenchError(error) }
+        do { try AllocationSelfTest.run() } catch { throw BenchError(.benchmarkFailed, "\(error)") }
         IdleThread.start()
 
         let plan = options.mode.timingPlan(runs: runs.count, maxSamples: options.samples)
@@ -33,13 +22,10 @@ extension Bench {
             metadata: MetadataCollector.collect(
                 command: commandLine, mode: options.mode.rawValue, faultInjections: faultInjections),
             results: results)
-        do { try write(set, to: options.output, formats: options.formats) } catch {
-            console.err("bench: \(error.message)\n")
-            return RunOutcome(exitCode: ExitCode.cannotWrite, results: set)
-        }
+        try write(set, to: options.output, formats: options.formats)
         console.out(SummaryTable.format(set))
         let failed = reportFailures(set)
-        return RunOutcome(exitCode: failed ? ExitCode.benchmarkFailed : ExitCode.success, results: set, runs: runs, plan: plan)
+        return RunOutcome(exitCode: failed ? .benchmarkFailed : .success, results: set, runs: runs, plan: plan)
     }
 
     func measure(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
@@ -74,7 +60,7 @@ extension Bench {
         return [("report.md", ReportFormat.format(set, charts: charts))] + charts.map { ($0.fileName, $0.svg) }
     }
 
-    func write(_ set: ResultSet, to folder: String, formats: Set<RunOptions.Format>) throws(WriteError) {
-        try ResultsWriter.write(Self.files(set, formats: formats), to: folder)
+    func write(_ set: ResultSet, to folder: String, formats: Set<RunOptions.Format>) throws(BenchError) {
+        do { try ResultsWriter.write(Self.files(set, formats: formats), to: folder) } catch { throw BenchError(error) }
     }
 }

@@ -32,4 +32,13 @@ public enum Command: Sendable, Equatable {
     case check(baseline: String, RunOptions)
     /// The hidden child-process entry point.
     case measure(request: String)
+
+    /// Whether the command measures (run, check, a measuring child): a build `bench` refuses to
+    /// measure stops these.
+    public var measures: Bool {
+        switch self {
+        case .run, .check, .measure: true
+        default: false
+        }
+    }
 }

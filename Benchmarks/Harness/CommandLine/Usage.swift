@@ -1,16 +1,6 @@
 /// `bench --help` and `bench <subcommand> --help`.
 public enum Usage {
-    static let exitCodes = """
-        Exit codes:
-          0   success
-          1   a benchmark failed (missed update, count mismatch, thrown failure) or the allocation self-test failed;
-              or a build bench refuses to measure (debug, or with the registrar's schedule points)
-          2   check: regression beyond tolerance
-          4   check: only improvements beyond tolerance (commit a new baseline)
-          5   baseline (or report/compare input) missing or unreadable; check: from another toolchain or allocator
-          64  usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter)
-          73  the results folder cannot be written
-        """
+    static var exitCodes: String { ExitCode.table }
 
     static let runOptions = """
           --filter REGEX          only benchmarks whose full name matches REGEX
@@ -43,10 +33,13 @@ public enum Usage {
                   - count metrics (notifications, invalidations, evaluations, unnecessary, missed) exactly,
                     and a workload's extra values (e.g. the grid's sum and count) exactly;
                   - mallocs per operation within an absolute tolerance;
-                  - time only as the ratio lockfree p50 / apple p50 of this run against the baseline's ratio,
-                    within a factor; suspects are re-measured with more samples before the verdict.
-                Tolerances come from results/thresholds/<swift version>.json, written with defaults when missing:
-                  { "mallocTolerance": 0.5, "timeRatioTolerance": 1.35, "mallocTolerances": { "<benchmark>": 2 } }
+                  - speed as the ratio lockfree / apple of this run against the baseline's ratio: instructions
+                    per operation (callgrind) where the baseline counted them (the deterministic, single-threaded
+                    benchmarks), within instructionRatioTolerance; p50 time elsewhere, within timeRatioTolerance,
+                    with suspects re-measured with more samples before the verdict.
+                Tolerances come from results/thresholds/<swift version>.json (committed; written with the
+                defaults below when missing):
+                \(Thresholds.defaultsJSON)
 
                 Options:
                   --baseline FILE         a baseline name (results/baselines/NAME.json) or a JSON file

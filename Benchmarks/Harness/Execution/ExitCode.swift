@@ -1,16 +1,41 @@
-/// The exit codes of `bench`, documented in `bench --help`.
-public enum ExitCode {
-    public static let success: Int32 = 0
-    /// A benchmark failed: a missed update, a count mismatch, a thrown failure, a failed self-test.
-    public static let benchmarkFailed: Int32 = 1
+/// The exit codes of `bench`: the one list, from which `bench --help` prints its table.
+public enum ExitCode: Int32, CaseIterable, Sendable {
+    case success = 0
+    /// A benchmark failed (a missed update, a count mismatch, a thrown failure, a failed
+    /// self-test), or the build is one `bench` refuses to measure.
+    case benchmarkFailed = 1
     /// The gate found a regression.
-    public static let regression: Int32 = 2
+    case regression = 2
     /// The gate found only improvements beyond tolerance: commit the new baseline.
-    public static let improvementOnly: Int32 = 4
-    /// The gate's baseline is missing, unreadable, or from another toolchain or allocator.
-    public static let baselineUnusable: Int32 = 5
+    case improvementOnly = 4
+    /// A baseline or results file is missing or unreadable; the gate's baseline is from another
+    /// toolchain or allocator, from a build with injected faults, or gates what cannot be counted here.
+    case baselineUnusable = 5
     /// Bad command line: unknown flag or subcommand, bad number, unknown contender, bad parameter.
-    public static let usage: Int32 = 64
+    case usage = 64
     /// The results folder cannot be written.
-    public static let cannotWrite: Int32 = 73
+    case cannotWrite = 73
+
+    /// One line of the help's table.
+    public var meaning: String {
+        switch self {
+        case .success: "success"
+        case .benchmarkFailed:
+            "a benchmark failed (missed update, count mismatch, thrown failure) or the allocation self-test failed;\n"
+                + "      or a build bench refuses to measure (debug, or with the registrar's schedule points)"
+        case .regression: "check: regression beyond tolerance"
+        case .improvementOnly: "check: only improvements beyond tolerance (commit a new baseline)"
+        case .baselineUnusable:
+            "baseline (or report/compare input) missing or unreadable; check: from another toolchain or allocator,\n"
+                + "      from a build with injected faults, or with instruction counts that cannot be counted here"
+        case .usage: "usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter)"
+        case .cannotWrite: "the results folder cannot be written"
+        }
+    }
+
+    /// The help's table, generated from the cases.
+    public static var table: String {
+        "Exit codes:\n" + allCases.map { "  " + String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + $0.meaning }
+            .joined(separator: "\n")
+    }
 }

@@ -167,22 +167,16 @@ public struct ChildProcessExecutor: PassExecutor {
 
     /// The child side: measure what `json` asks for among `suite`, print the report, return an exit
     /// status.
-    public static func serve(_ json: String, suite: [Benchmark]) -> Int32 {
+    public static func serve(_ json: String, suite: [Benchmark]) throws(BenchError) -> ExitCode {
         let data = Data(json.utf8)
         guard
             let requests = (try? JSONDecoder().decode([ChildRequest].self, from: data))
                 ?? (try? JSONDecoder().decode(ChildRequest.self, from: data)).map({ [$0] })
-        else {
-            FileHandle.standardError.write(Data("bench: malformed \(subcommand) request\n".utf8))
-            return ExitCode.usage
-        }
+        else { throw BenchError(.usage, "malformed \(subcommand) request") }
         IdleThread.start()
         for (index, request) in requests.enumerated() {
             guard let benchmark = suite.first(where: { $0.family == request.family && $0.contender == request.contender })
-            else {
-                FileHandle.standardError.write(Data("bench: no benchmark \(request.family) on \(request.contender)\n".utf8))
-                return ExitCode.usage
-            }
+            else { throw BenchError(.usage, "no benchmark \(request.family) on \(request.contender)") }
             let parameters = Parameters(request.parameters.map { ($0.key, $0.value) })
             let report =
                 switch request.pass {
@@ -199,6 +193,6 @@ public struct ChildProcessExecutor: PassExecutor {
             let out = String(decoding: try! JSONEncoder().encode(report), as: UTF8.self)
             FileHandle.standardOutput.write(Data((Self.marker + out + "\n").utf8))
         }
-        return 0
+        return .success
     }
 }

@@ -33,11 +33,11 @@ public enum Gate {
         public var regressions: [Finding] { findings.filter { $0.kind == .regression } }
         public var improvements: [Finding] { findings.filter { $0.kind == .improvement } }
 
-        public var exitCode: Int32 {
-            if !failures.isEmpty { return ExitCode.benchmarkFailed }
-            if !regressions.isEmpty { return ExitCode.regression }
-            if !improvements.isEmpty { return ExitCode.improvementOnly }
-            return ExitCode.success
+        public var exitCode: ExitCode {
+            if !failures.isEmpty { return .benchmarkFailed }
+            if !regressions.isEmpty { return .regression }
+            if !improvements.isEmpty { return .improvementOnly }
+            return .success
         }
 
         /// Benchmarks whose time ratio regressed: re-measure them before believing it.

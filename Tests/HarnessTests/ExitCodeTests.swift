@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@testable import Harness
+
+/// `bench` on the test suite, its output thrown away: what an exit test's child process runs.
+func quietBench(failing: Bool = false) -> Bench {
+    Bench(
+        suite: testSuite(failing: failing), executor: InProcessExecutor(),
+        console: Console(out: { _ in }, err: { _ in }, interactive: false), commandLine: ["bench"])
+}
+
+/// Runs once, rewrites the saved invalidations to `invalidations`, and returns the exit status
+/// of `check` against that baseline (measured: 1 invalidation per operation).
+func checkStatus(againstInvalidations invalidations: Double) -> Int32 {
+    let root = temporaryFolder()
+    let bench = quietBench()
+    _ = bench.main(["run", "--quick", "--samples", "5", "--filter", "books", "--output", root + "/first"])
+    var baseline = try! JSONFormat.decode(read(root + "/first/results.json")!)
+    for i in baseline.results.indices {
+        let j = baseline.results[i].metrics.firstIndex { $0.name == "invalidations" }!
+        baseline.results[i].metrics[j] = MetricResult(name: "invalidations", unit: "count", value: invalidations)
+    }
+    try! ResultsWriter.writeFile(JSONFormat.encode(baseline), to: root + "/baseline.json")
+    let thresholds = root + "/thresholds"
+    try! ResultsWriter.writeFile(Thresholds(timeRatioTolerance: 100).json, to: Thresholds.path(in: thresholds))
+    var options = RunOptions()
+    options.quick = true
+    options.samples = 5
+    options.filter = "books"
+    options.output = root + "/second"
+    do { return try bench.check(baseline: root + "/baseline.json", options, thresholdsFolder: thresholds).rawValue } catch {
+        return error.code.rawValue
+    }
+}
+
+/// Every documented exit code, as the process really exits with it, and the one list they come from.
+@Suite struct ExitCodeTests {
+    @Test func exits0OnSuccess() async {
+        await #expect(processExitsWith: .exitCode(0)) { exit(quietBench().main(["list"])) }
+    }
+
+    @Test func exits1WhenABenchmarkFails() async {
+        await #expect(processExitsWith: .exitCode(1)) {
+            exit(quietBench(failing: true).main(["run", "--quick", "--samples", "5", "--output", temporaryFolder() + "/out"]))
+        }
+    }
+
+    @Test func exits2OnARegression() async {
+        await #expect(processExitsWith: .exitCode(2)) { exit(checkStatus(againstInvalidations: 0.5)) }
+    }
+
+    @Test func exits4OnImprovementsOnly() async {
+        await #expect(processExitsWith: .exitCode(4)) { exit(checkStatus(againstInvalidations: 2)) }
+    }
+
+    @Test func exits5OnAMissingBaseline() async {
+        await #expect(processExitsWith: .exitCode(5)) {
+            exit(quietBench().main(["check", "--baseline", temporaryFolder() + "/none.json"]))
+        }
+    }
+
+    @Test func exits64OnAUsageError() async {
+        await #expect(processExitsWith: .exitCode(64)) { exit(quietBench().main(["--no-such-flag"])) }
+    }
+
+    @Test func exits73WhenResultsCannotBeWritten() async {
+        await #expect(processExitsWith: .exitCode(73)) {
+            let root = temporaryFolder()
+            try! Data("x".utf8).write(to: URL(fileURLWithPath: root + "/file"))
+            exit(quietBench().main(["run", "--quick", "--output", root + "/file/latest"]))
+        }
+    }
+
+    /// The codes above are every code there is: a new one needs its own exit test here.
+    @Test func theExitTestsCoverEveryCode() {
+        #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 4, 5, 64, 73])
+    }
+
+    /// The help's table is generated from `ExitCode`; the README's table lists the same codes.
+    @Test func helpAndReadmeListEveryCode() throws {
+        let help = Usage.text(for: nil)
+        #expect(help.contains(ExitCode.table))
+        for code in ExitCode.allCases {
+            #expect(help.contains("\n  \(code.rawValue) "), "help lacks \(code)")
+        }
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let documented = text.split(separator: "\n").compactMap { line -> Int32? in
+            let cells = line.split(separator: "|", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("| "), cells.count == 2 else { return nil }
+            return Int32(cells[0])
+        }
+        #expect(documented == ExitCode.allCases.map(\.rawValue))
+    }
+}
