@@ -7,7 +7,7 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
     invalidations: Double = 2, mallocs: Double = 1, failure: String? = nil) -> ResultSet {
     func result(_ contender: String, _ time: [Double]) -> BenchmarkResult {
         BenchmarkResult(
-            benchmark: "books/toggle/n=10", family: "books/toggle", parameters: [ParameterEntry(key: "n", value: "10")],
+            benchmark: "books/toggle/n=10", family: "books/toggle", parameters: Parameters([("n", "10")]),
             contender: contender,
             metrics: [
                 MetricResult(name: "time", unit: "ns", summary: Summary(time), samples: time),
@@ -179,12 +179,12 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         var other = set.results
         for i in other.indices {
             other[i].benchmark = "books/toggle/n=1000"
-            other[i].parameters = [ParameterEntry(key: "n", value: "1000")]
+            other[i].parameters = Parameters([("n", "1000")])
         }
         var primitive = set.results[0]
         primitive.benchmark = "primitives/read"
         primitive.family = "primitives/read"
-        primitive.parameters = []
+        primitive.parameters = Parameters()
         set.results += other + [primitive]
         let charts = ChartSet.charts(set)
         #expect(charts.map(\.fileName) == ["primitives.svg", "books-toggle-time.svg", "books-toggle-invalidations.svg"])

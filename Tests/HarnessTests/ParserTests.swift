@@ -19,7 +19,7 @@ import Testing
         expected.contenders = ["lockfree", "apple", "naive"]
         expected.quick = true
         expected.samples = 50
-        expected.parameters = [ParameterEntry(key: "n", value: "100"), ParameterEntry(key: "mode", value: "a=b")]
+        expected.parameters = Parameters([("n", "100"), ("mode", "a=b")])
         expected.output = "/tmp/out"
         expected.formats = [.csv, .markdown]
         let parsed = try Parser.parse([

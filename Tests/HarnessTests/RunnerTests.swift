@@ -141,12 +141,18 @@ final class PlanRecorder: PassExecutor {
     }
 
     @Test func childRequestRoundTripsAndBadRequestsAreUsageErrors() throws {
-        let request = ChildRequest(family: "a", contender: "lockfree", parameters: [ParameterEntry(key: "n", value: "3")],
-            pass: "count", plan: nil, operations: 7)
+        let request = ChildRequest(family: "a", contender: "lockfree", parameters: Parameters([("n", "3")]),
+            pass: .count, plan: nil, operations: 7)
         let json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
         #expect(try JSONDecoder().decode(ChildRequest.self, from: Data(json.utf8)) == request)
         #expect(throws: BenchError(.usage, "malformed __measure request")) {
             try ChildProcessExecutor.serve("{ bad", suite: [])
+        }
+        // An unknown pass is a malformed request, not a timing pass.
+        let unknownPass = json.replacingOccurrences(of: "\"count\"", with: "\"weigh\"")
+        #expect(unknownPass != json)
+        #expect(throws: BenchError(.usage, "malformed __measure request")) {
+            try ChildProcessExecutor.serve(unknownPass, suite: [])
         }
         #expect(throws: BenchError(.usage, "no benchmark \(request.family) on \(request.contender)")) {
             try ChildProcessExecutor.serve(json, suite: [])

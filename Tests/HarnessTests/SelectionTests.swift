@@ -36,7 +36,7 @@ func family(_ name: String, _ contender: String, sets: [[(String, String)]] = [[
     }
 
     @Test func overrideReplacesKeyInEverySetAndDeduplicates() throws {
-        let s = Selection(contenders: ["lockfree"], overrides: [(key: "n", value: "7")])
+        let s = Selection(contenders: ["lockfree"], overrides: Parameters([("n", "7")]))
         #expect(try names(s) == ["primitives/read@lockfree", "books/toggle/n=7/visible=5@lockfree", "trees/grid/width=3/static=0.5@lockfree"])
     }
 
@@ -45,16 +45,16 @@ func family(_ name: String, _ contender: String, sets: [[(String, String)]] = [[
             try Selection(contenders: ["nosuch"]).plan(suite)
         }
         #expect(throws: UsageError("no selected benchmark has a parameter 'size'")) {
-            try Selection(overrides: [(key: "size", value: "1")]).plan(suite)
+            try Selection(overrides: Parameters([("size", "1")])).plan(suite)
         }
         #expect(throws: UsageError("no selected benchmark has a parameter 'n'")) {
-            try Selection(filter: "primitives", overrides: [(key: "n", value: "5")]).plan(suite)
+            try Selection(filter: "primitives", overrides: Parameters([("n", "5")])).plan(suite)
         }
         #expect(throws: UsageError("bad value 'abc' for parameter 'n' of books/toggle (want integer)")) {
-            try Selection(overrides: [(key: "n", value: "abc")]).plan(suite)
+            try Selection(overrides: Parameters([("n", "abc")])).plan(suite)
         }
         #expect(throws: UsageError("bad value 'x' for parameter 'static' of trees/grid (want number)")) {
-            try Selection(overrides: [(key: "static", value: "x")]).plan(suite)
+            try Selection(overrides: Parameters([("static", "x")])).plan(suite)
         }
         #expect(throws: UsageError("bad --filter regular expression '(('")) { try Selection(filter: "((").plan(suite) }
     }

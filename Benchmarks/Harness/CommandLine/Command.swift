@@ -7,7 +7,7 @@ public struct RunOptions: Sendable, Equatable {
     public var quick = false
     public var full = false
     public var samples: Int?
-    public var parameters: [ParameterEntry] = []
+    public var parameters = Parameters()
     public var output = "results/latest"
     public var formats: Set<Format> = Set(Format.allCases)
 
@@ -16,7 +16,7 @@ public struct RunOptions: Sendable, Equatable {
     public var mode: RunMode { quick ? .quick : full ? .full : .standard }
 
     public var selection: Selection {
-        Selection(filter: filter, contenders: contenders, full: full, overrides: parameters.map { ($0.key, $0.value) })
+        Selection(filter: filter, contenders: contenders, full: full, overrides: parameters)
     }
 }
 

@@ -97,7 +97,7 @@ public enum Parser {
                 guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
                     throw UsageError("--param wants key=value, not '\(text)'")
                 }
-                options.parameters.append(ParameterEntry(key: String(text[..<eq]), value: String(text[text.index(after: eq)...])))
+                options.parameters.entries.append(ParameterEntry(key: String(text[..<eq]), value: String(text[text.index(after: eq)...])))
             case "--output": options.output = try tokens.value(for: flag)
             case "--format":
                 var formats = Set<RunOptions.Format>()

@@ -144,10 +144,7 @@ public enum Measurer {
     ) -> String? {
         if total.missed > 0 { return "\(total.missed) missed update(s)" }
         guard let expected = benchmark.expectedCounts?(parameters) else { return nil }
-        let wanted = InvalidationCounts(
-            notifications: expected.notifications * ops, invalidations: expected.invalidations * ops,
-            evaluations: expected.evaluations * ops, unnecessary: expected.unnecessary * ops,
-            missed: expected.missed * ops)
+        let wanted = expected.times(ops)
         guard wanted != measured else { return nil }
         return "counts over \(ops) operations differ from expected: measured \(measured); expected \(wanted)"
     }

@@ -83,7 +83,7 @@ public struct Runner: Sendable {
             timing.failure == nil ? executor.counting(run, operations: run.benchmark.countingOperations ?? 1) : nil
         return BenchmarkResult(
             benchmark: run.name, family: run.benchmark.family,
-            parameters: run.parameters.entries.map { ParameterEntry(key: $0.key, value: $0.value) },
+            parameters: run.parameters,
             contender: run.contender, metrics: timing.metrics + (counting?.metrics ?? []),
             failure: timing.failure ?? counting?.failure)
     }

@@ -22,9 +22,9 @@ public struct Selection: Sendable {
     /// Adds each family's large parameter sets.
     public var full = false
     /// `--param key=value` overrides, in command-line order.
-    public var overrides: [(key: String, value: String)] = []
+    public var overrides = Parameters()
 
-    public init(filter: String? = nil, contenders: [String]? = nil, full: Bool = false, overrides: [(key: String, value: String)] = []) {
+    public init(filter: String? = nil, contenders: [String]? = nil, full: Bool = false, overrides: Parameters = Parameters()) {
         self.filter = filter
         self.contenders = contenders
         self.full = full
@@ -41,7 +41,8 @@ public struct Selection: Sendable {
             }
             chosen = suite.filter { contenders.contains($0.contender) }
         }
-        for (key, value) in overrides {
+        for entry in overrides.entries {
+            let (key, value) = (entry.key, entry.value)
             let declaring = chosen.filter { $0.parameterKinds[key] != nil }
             if declaring.isEmpty { throw UsageError("no selected benchmark has a parameter '\(key)'") }
             for b in declaring where !Self.valid(value, b.parameterKinds[key]!) {
@@ -57,7 +58,7 @@ public struct Selection: Sendable {
         for b in chosen {
             var sets: [Parameters] = []
             for var p in b.defaultParameterSets + (full ? b.largeParameterSets : []) {
-                for (key, value) in overrides where b.parameterKinds[key] != nil { p[key] = value }
+                for entry in overrides.entries where b.parameterKinds[entry.key] != nil { p[entry.key] = entry.value }
                 if !sets.contains(p) { sets.append(p) }
             }
             for p in sets {
@@ -67,8 +68,9 @@ public struct Selection: Sendable {
             }
         }
         // A key only filtered-out benchmarks declare would silently change nothing.
-        for (key, _) in overrides where !runs.isEmpty && !runs.contains(where: { $0.benchmark.parameterKinds[key] != nil }) {
-            throw UsageError("no selected benchmark has a parameter '\(key)'")
+        for entry in overrides.entries
+        where !runs.isEmpty && !runs.contains(where: { $0.benchmark.parameterKinds[entry.key] != nil }) {
+            throw UsageError("no selected benchmark has a parameter '\(entry.key)'")
         }
         // Group by name, keeping the order in which names first appear.
         var order: [String: Int] = [:]

@@ -53,7 +53,7 @@ public enum ChartSet {
     /// (constant ones are left out of the label).
     static func lineSeries(_ results: [BenchmarkResult], contenders: [String], metric: String) -> [SVGChart.Series] {
         var values: [String: Set<String>] = [:]
-        for r in results { for p in r.parameters where p.key != "n" { values[p.key, default: []].insert(p.value) } }
+        for r in results { for p in r.parameters.entries where p.key != "n" { values[p.key, default: []].insert(p.value) } }
         let varying = Set(values.filter { $0.value.count > 1 }.keys)
         var series: [SVGChart.Series] = []
         for c in contenders {
@@ -61,7 +61,7 @@ public enum ChartSet {
             var points: [String: [(x: Double, y: Double)]] = [:]
             for r in results where r.contender == c {
                 guard let n = r.parameter("n").flatMap(Double.init), let y = r.metric(metric)?.summary.p50 else { continue }
-                let rest = r.parameters.filter { varying.contains($0.key) }.map { "\($0.key)=\($0.value)" }
+                let rest = r.parameters.entries.filter { varying.contains($0.key) }.map { "\($0.key)=\($0.value)" }
                     .joined(separator: " ")
                 if points[rest] == nil { keys.append(rest) }
                 points[rest, default: []].append((x: n, y: y))

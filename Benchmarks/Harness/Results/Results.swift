@@ -54,14 +54,14 @@ public struct BenchmarkResult: Sendable, Equatable, Codable {
     /// The full name, `family/key=value/...`.
     public var benchmark: String
     public var family: String
-    public var parameters: [ParameterEntry]
+    public var parameters: Parameters
     public var contender: String
     public var metrics: [MetricResult]
     /// A correctness failure (missed update, count mismatch, thrown `BenchmarkFailure`, crash).
     public var failure: String?
 
     public init(
-        benchmark: String, family: String, parameters: [ParameterEntry], contender: String,
+        benchmark: String, family: String, parameters: Parameters, contender: String,
         metrics: [MetricResult], failure: String? = nil
     ) {
         self.benchmark = benchmark
@@ -75,16 +75,7 @@ public struct BenchmarkResult: Sendable, Equatable, Codable {
     public func metric(_ name: String) -> MetricResult? { metrics.first { $0.name == name } }
 
     /// The value of parameter `key`, if this benchmark has it.
-    public func parameter(_ key: String) -> String? { parameters.first { $0.key == key }?.value }
-}
-
-public struct ParameterEntry: Sendable, Equatable, Codable {
-    public var key: String
-    public var value: String
-    public init(key: String, value: String) {
-        self.key = key
-        self.value = value
-    }
+    public func parameter(_ key: String) -> String? { parameters[key] }
 }
 
 /// One metric: its statistics and, for sampled metrics (time), the raw samples.

@@ -1,0 +1,86 @@
+import Dispatch
+import Foundation
+
+/// Runs each pass in a fresh process: `<this executable> __measure <request JSON>`, so no state
+/// (heap layout, registrar tables, caches) leaks between benchmarks. The counting pass runs with
+/// `MALLOC_CONF=tcache:false`, which makes jemalloc's request counts exact across all threads.
+public struct ChildProcessExecutor: PassExecutor {
+    /// The subcommand `bench` answers with `ChildProcessExecutor.serve`.
+    public static let subcommand = "__measure"
+    static let marker = "BENCH-PASS-REPORT "
+
+    public var executable: String
+    public init(executable: String = ChildProcessExecutor.currentExecutable) { self.executable = executable }
+
+    public static var currentExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// A child that takes longer than this is killed and its benchmark fails: a hung workload must
+    /// not hang the suite. Generous: setup of the largest parameter sets takes seconds.
+    static let timeLimitSeconds = 300.0
+
+    public func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
+        let limit = Self.timeLimitSeconds + 8 * Double(plan.budgetNanoseconds + plan.warmupNanoseconds) / 1e9
+        return spawn(request(run, pass: .time, plan: plan, operations: nil), extraEnvironment: [:], limit: limit)
+    }
+
+    public func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+        spawn(
+            request(run, pass: .count, plan: nil, operations: operations),
+            extraEnvironment: ["MALLOC_CONF": "tcache:false"], limit: Self.timeLimitSeconds)
+    }
+
+    func request(_ run: PlannedRun, pass: Pass, plan: TimingPlan?, operations: Int?) -> ChildRequest {
+        ChildRequest(
+            family: run.benchmark.family, contender: run.contender, parameters: run.parameters, pass: pass,
+            plan: plan, operations: operations)
+    }
+
+    /// Runs `executable __measure request` (through `launcher` when given: it maps the arguments
+    /// to the program and arguments that really run) and decodes the report it prints.
+    func spawn(_ request: ChildRequest, extraEnvironment: [String: String], limit: Double) -> Measurer.PassReport {
+        spawnAll([request], extraEnvironment: extraEnvironment, limit: limit)[0]
+    }
+
+    /// Runs one child for all of `requests` (a JSON array when there are several) and decodes the
+    /// report it prints for each, in order; a request without a report failed.
+    func spawnAll(
+        _ requests: [ChildRequest], extraEnvironment: [String: String], limit: Double,
+        launcher: ((_ arguments: [String]) -> (String, [String]))? = nil
+    ) -> [Measurer.PassReport] {
+        let failedAll = { (why: String) in requests.map { _ in Measurer.PassReport.failed(why) } }
+        let request = requests[0]
+        let process = Process()
+        let json =
+            requests.count == 1
+            ? String(decoding: try! JSONEncoder().encode(request), as: UTF8.self)
+            : String(decoding: try! JSONEncoder().encode(requests), as: UTF8.self)
+        let (program, arguments) = launcher?([Self.subcommand, json]) ?? (executable, [Self.subcommand, json])
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        do { try process.run() } catch { return failedAll("could not start a child process: \(error)") }
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        let text = String(decoding: data, as: UTF8.self)
+        var reports = text.split(separator: "\n").filter { $0.hasPrefix(Self.marker) }.compactMap {
+            try? JSONDecoder().decode(Measurer.PassReport.self, from: Data($0.dropFirst(Self.marker.count).utf8))
+        }
+        if reports.count >= requests.count { return Array(reports.prefix(requests.count)) }
+        let why: String
+        if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM {
+            why = "the \(request.pass) pass took longer than \(Int(limit)) s and was stopped"
+        } else {
+            let how = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
+            why = "the \(request.pass) pass crashed (\(how) \(process.terminationStatus)) without a result"
+        }
+        reports += failedAll(why).dropFirst(reports.count)
+        return reports
+    }
+}
