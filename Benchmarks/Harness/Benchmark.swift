@@ -4,6 +4,9 @@
 /// The full name reads like a path: the family, then each parameter as `key=value`, e.g.
 /// `books/toggle-available/n=100000/visible=50`.
 public struct Benchmark: Sendable {
+    /// The contender of floor rows: the same work with no observation at all (`plain-read`).
+    public static let floorContender = "baseline"
+
     /// The family, e.g. `primitives/tracked-read` or `books/toggle-available`.
     public var family: String
     /// The contender it runs on (`lockfree`, `apple`, `naive`, ...).

@@ -17,7 +17,7 @@ enum Primitives {
     /// The floor: the same loop as `untracked-read` over a plain class with a stored property.
     static func plainRead() -> Benchmark {
         final class Plain { var value: Double; init(_ v: Double) { value = v } }
-        return Benchmark(family: "primitives/plain-read", contender: "baseline", instructionOperations: { _ in 100_000 }) { _ in
+        return Benchmark(family: "primitives/plain-read", contender: Benchmark.floorContender, instructionOperations: { _ in 100_000 }) { _ in
             let cells = (0..<1024).map { Plain(Double($0)) }
             return ClosureInstance { ops in
                 var sum = 0.0
@@ -241,48 +241,78 @@ enum Primitives {
     }
 }
 
-/// A persistent second thread that runs one job at a time. A spinning worker polls for work, so
-/// handing over a job costs a cache-line transfer instead of a wake-up (the primitives time a few
-/// nanoseconds per operation); a sleeping one waits on a semaphore (the book steps, with more
-/// workers than cores).
-final class Worker: @unchecked Sendable {
-    // `@unchecked Sendable`: `job` is handed over under the release/acquire of `phase` or the
-    // semaphores' happens-before.
-    private let spinning: Bool
-    /// 0 idle, 1 job ready, 2 job done (spinning workers only).
-    private let phase = Atomic<Int>(0)
-    private let go = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
-    private var job: (() -> Void)?
+/// A second thread that runs one job at a time, for as long as its owner keeps it. A spinning
+/// worker polls for work, so handing over a job costs a cache-line transfer instead of a wake-up
+/// (the primitives time a few nanoseconds per operation); a sleeping one waits on a semaphore (the
+/// book steps, with more workers than cores). Its thread exits when the worker is released.
+final class Worker: Sendable {
+    /// What the thread and the owner share; the thread holds it, not the worker, so that releasing
+    /// the worker stops the thread.
+    private final class Channel: @unchecked Sendable {
+        // `@unchecked Sendable`: `job` is handed over under the release/acquire of `phase` or the
+        // semaphores' happens-before.
+        let spinning: Bool
+        /// 0 idle, 1 job ready, 2 job done, 3 stop.
+        let phase = Atomic<Int>(0)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        var job: (() -> Void)?
 
-    init(spinning: Bool = false) {
-        self.spinning = spinning
-        let thread = Thread { [self] in
+        init(spinning: Bool) { self.spinning = spinning }
+
+        func serve() {
             while true {
                 if spinning {
-                    while phase.load(ordering: .acquiring) != 1 {}
+                    var current = phase.load(ordering: .acquiring)
+                    while current != 1 && current != 3 { current = phase.load(ordering: .acquiring) }
+                    if current == 3 { return }
                 } else {
                     go.wait()
+                    if phase.load(ordering: .acquiring) == 3 { return }
                 }
                 job?()
                 job = nil
                 if spinning { phase.store(2, ordering: .releasing) } else { done.signal() }
             }
         }
-        thread.start()
+    }
+
+    private let channel: Channel
+    /// Set by the thread as it exits (tests).
+    let exited = Exited()
+
+    final class Exited: Sendable {
+        let flag = Atomic<Bool>(false)
+        var value: Bool { flag.load(ordering: .acquiring) }
+    }
+
+    init(spinning: Bool = false) {
+        let channel = Channel(spinning: spinning)
+        let exited = self.exited
+        self.channel = channel
+        Thread {
+            channel.serve()
+            exited.flag.store(true, ordering: .releasing)
+        }.start()
+    }
+
+    /// Stops the thread (after the job it runs, if any; the owner waited for it).
+    deinit {
+        channel.phase.store(3, ordering: .releasing)
+        if !channel.spinning { channel.go.signal() }
     }
 
     func start(_ job: @escaping () -> Void) {
-        self.job = job
-        if spinning { phase.store(1, ordering: .releasing) } else { go.signal() }
+        channel.job = job
+        if channel.spinning { channel.phase.store(1, ordering: .releasing) } else { channel.go.signal() }
     }
 
     func wait() {
-        if spinning {
-            while phase.load(ordering: .acquiring) != 2 {}
-            phase.store(0, ordering: .relaxed)
+        if channel.spinning {
+            while channel.phase.load(ordering: .acquiring) != 2 {}
+            channel.phase.store(0, ordering: .relaxed)
         } else {
-            done.wait()
+            channel.done.wait()
         }
     }
 }

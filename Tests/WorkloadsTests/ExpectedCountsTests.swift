@@ -20,10 +20,12 @@ import Testing
         return small
     }
 
-    @Test(arguments: 0..<cases.count)
-    func countsAreExactAndNothingIsMissed(_ index: Int) throws {
-        let (benchmark, parameters) = Self.cases[index]
-        let name = benchmark.name(with: parameters) + " [" + benchmark.contender + "]"
+    /// Each case's name, `benchmark [contender]`: what a failing case is reported as.
+    static let caseNames = cases.map { $0.benchmark.name(with: $0.parameters) + " [" + $0.benchmark.contender + "]" }
+
+    @Test(arguments: caseNames)
+    func countsAreExactAndNothingIsMissed(_ name: String) throws {
+        let (benchmark, parameters) = Self.cases[try #require(Self.caseNames.firstIndex(of: name))]
         let instance = try benchmark.make(parameters)
         instance.enableVerification()
         _ = try instance.run(operations: 1)

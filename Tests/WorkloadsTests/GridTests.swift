@@ -6,15 +6,11 @@ import Testing
 
 @Suite struct GridTests {
     /// The sanity case of the "reactively" generator: W = 3, L = 3, S = 2, F = 1, R = 1, I = 2.
-    @Test(arguments: ["lockfree", "apple", "naive"])
+    @Test(arguments: Contenders.names)
     func sanityCase(_ contender: String) throws {
         let params = Parameters([("width", "3"), ("layers", "3"), ("sources", "2"), ("static", "1"), ("read", "1"), ("iterations", "2")])
-        let result: (sum: Double, count: Int, build: Int)
-        switch contender {
-        case "lockfree": result = try run(LockFree.self, params)
-        case "apple": result = try run(Apple.self, params)
-        default: result = try run(Naive.self, params)
-        }
+        let type = try #require(Contenders.all.first { $0.name == contender })
+        let result = try run(type, params)
         #expect(result.sum == 16)
         #expect(result.count == 5)
         #expect(result.build == 6)

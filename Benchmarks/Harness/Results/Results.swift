@@ -39,13 +39,12 @@ public struct ResultSet: Sendable, Equatable, Codable {
         return results.map(\.benchmark).filter { seen.insert($0).inserted }
     }
 
-    /// Contender names, each once: the suite's three (`lockfree`, `apple`, `naive`) first, then any
-    /// others in first-run order.
+    /// Contender names, each once, in first-run order (the suite runs them in `Contenders.all`
+    /// order), with the floor rows' `Benchmark.floorContender` last.
     public var contenders: [String] {
         var seen = Set<String>()
         let all = results.map(\.contender).filter { seen.insert($0).inserted }
-        let main = ["lockfree", "apple", "naive"].filter(seen.contains)
-        return main + all.filter { !main.contains($0) }
+        return all.filter { $0 != Benchmark.floorContender } + all.filter { $0 == Benchmark.floorContender }
     }
 }
 
