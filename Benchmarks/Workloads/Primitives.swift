@@ -4,7 +4,7 @@ import Harness
 import LockFreeObservation
 import Synchronization
 
-/// The registrar primitives (workloads.md section 4): the numbers the registrar is held to.
+/// The registrar primitives (Documentation/Workloads.md, section 4): the numbers the registrar is held to.
 enum Primitives {
     static func benchmarks() -> [Benchmark] {
         [plainRead()] + Family().benchmarks

@@ -69,7 +69,7 @@ struct MountedView<C: Contender, Output: Equatable> {
     mutating func unmount() { C.unsubscribe(&subscription) }
 }
 
-/// The seed documents' fixture: authors Ann (books 0 and 1) and Bob (book 2); book 1 unavailable.
+/// The fixture of Documentation/Workloads.md, section 3: authors Ann (books 0 and 1) and Bob (book 2); book 1 unavailable.
 struct Fixture<C: Contender> {
     let ann: C.Author
     let bob: C.Author

@@ -5,7 +5,7 @@ import Testing
 @testable import LockFreeObservation
 
 extension RegistrarTests {
-    /// The semantics every fine-grained contender shares (observation.md, section 3), checked on the
+    /// The semantics every fine-grained contender shares (Documentation/Semantics.md), checked on the
     /// lock-free registrar one by one.
     @Suite struct SemanticsTests {
         // 3.1

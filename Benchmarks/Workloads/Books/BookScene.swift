@@ -1,7 +1,7 @@
 import Contenders
 import Harness
 
-/// The book collection of workloads.md section 3, rendered by the view graph: a `LibraryView`
+/// The book collection of Documentation/Workloads.md, section 3, rendered by the view graph: a `LibraryView`
 /// (holds the library, reads `books`), a `CountView` (reads `availableBooksCount`), and for each
 /// of the `visible` books of the window a pass-through `LibraryItemView` (holds the book, reads
 /// nothing) with its `BookRow` (reads title, author.name, isAvailable, isSelected).

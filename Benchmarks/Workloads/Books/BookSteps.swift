@@ -2,7 +2,7 @@ import Contenders
 import Foundation
 import Harness
 
-/// The steps of the book collection workload (workloads.md section 3). One operation is the
+/// The steps of the book collection workload (Documentation/Workloads.md, section 3). One operation is the
 /// step's mutations followed by one frame (two for the steps that undo themselves).
 enum Books {
     static let stepNames = [

@@ -1,7 +1,7 @@
 import Contenders
 import Harness
 
-/// Synthetic view trees (workloads.md section 2): kairo cases, cellx, disjoint fan-out, selector,
+/// Synthetic view trees (Documentation/Workloads.md, section 2): kairo cases, cellx, disjoint fan-out, selector,
 /// scope isolation and coalescing, each one operation = its writes followed by one frame.
 enum ViewTrees {
     typealias Counts = InvalidationCounts
