@@ -34,7 +34,7 @@ func wait(for counter: Counter, toReach value: Int) {
 }
 
 extension RegistrarTests {
-    /// One test per defect found by the adversarial review of issue 11, each through the public API
+    /// One test per defect an adversarial review of the registrar found, each through the public API
     /// where the defect is reachable that way.
     @Suite struct AdversarialScheduleTests {
         // MARK: 1. A change that straddles a read

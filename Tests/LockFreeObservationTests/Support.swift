@@ -8,7 +8,7 @@ import Testing
 
 /// Every suite of this target, run one test at a time: some tests watch the process-wide scope
 /// record pool or hold hundreds of scopes, so they must not overlap each other. (Other targets'
-/// tests may still run alongside; the pool checks allow for that, see `PoolAndStressTests`.)
+/// tests may still run alongside; the pool checks allow for that, see `PoolTests`.)
 @Suite(.serialized) struct RegistrarTests {}
 
 /// An atomic counter that an `@Sendable` `onChange` can bump.
