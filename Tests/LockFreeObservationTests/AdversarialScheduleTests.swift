@@ -43,13 +43,10 @@ extension RegistrarTests {
         /// value and installs, then the write stores: the scope holds a stale value and must be
         /// told. It is, when the write ends.
         @Test func aWriteThatStraddlesTheReadIsNotLost() {
+            let (begun, installed, fired) = (Counter(), Counter(), Counter())
+            let (firedBeforeStore, read) = (Counter(-1), Counter(-1))
             let model = PausingModel()
             let ref = Unchecked(model)
-            let begun = Counter()
-            let installed = Counter()
-            let fired = Counter()
-            let firedBeforeStore = Counter(-1)
-            let read = Counter(-1)
             onThreads(2) { thread in
                 if thread == 0 {
                     ref.value.write(1) {
@@ -122,12 +119,10 @@ extension RegistrarTests {
         /// The same across threads: the writer's first callback waits while another thread
         /// cancels the second observer; once `cancel()` has returned true, the second never starts.
         @Test func aContinuousCallbackCancelledFromAnotherThreadDoesNotStart() {
+            let (inFirst, second, cancelReturned) = (Counter(), Counter(), Counter(-1))
+            let box = TokenBox()
             let model = Counters()
             let ref = Unchecked(model)
-            let box = TokenBox()
-            let inFirst = Counter()
-            let cancelReturned = Counter(-1)
-            let second = Counter()
             let first = observeChanges({ _ = model.count }, onChange: {
                 inFirst.set(1)
                 wait(for: cancelReturned, toReach: 0)
