@@ -16,7 +16,9 @@ let buildRefusal: String? =
         nil
     }
 
-if !faultInjections.isEmpty {
+let arguments = Array(CommandLine.arguments.dropFirst())
+// Once per command: the measuring children (`__measure`) run the same build and stay quiet.
+if !faultInjections.isEmpty && arguments.first != ChildProcessExecutor.subcommand {
     Console.standard.err(
         """
         bench: WARNING: this build injects faults for the gate's self-check (\(faultInjections.joined(separator: ", "))):
@@ -25,4 +27,4 @@ if !faultInjections.isEmpty {
         """)
 }
 let bench = Bench(suite: Suite.all(), faultInjections: faultInjections, buildRefusal: buildRefusal)
-exit(bench.main(Array(CommandLine.arguments.dropFirst())))
+exit(bench.main(arguments))
