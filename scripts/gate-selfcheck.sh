@@ -2,7 +2,7 @@
 # Measures the regression gate itself (issue: "the gate's own quality"):
 #   1. N gate runs on unchanged code against a fresh baseline: every one must pass (exit 0 or 4);
 #   2. a 2x slowdown of the tracked read must fail it (exit 2), every time: it is
-#      caught by the lockfree/apple instruction ratio (callgrind), which repeats exactly;
+#      caught by lockfree's instructions per operation (callgrind), which repeat exactly;
 #   3. one extra allocation per evaluated scope must fail it (exit 2);
 #   4. a changed invalidation count must fail it (exit 2, or 1 where the count also differs from the
 #      benchmark's own declared counts, which fails that benchmark outright).

@@ -33,9 +33,10 @@ public enum Usage {
                   - count metrics (notifications, invalidations, evaluations, unnecessary, missed) exactly,
                     and a workload's extra values (e.g. the grid's sum and count) exactly;
                   - mallocs per operation within an absolute tolerance;
-                  - speed as the ratio lockfree / apple of this run against the baseline's ratio: instructions
-                    per operation (callgrind) where the baseline counted them (the deterministic, single-threaded
-                    benchmarks), within instructionRatioTolerance; p50 time elsewhere, within timeRatioTolerance,
+                  - speed: lockfree's instructions per operation (callgrind) where the baseline counted them
+                    (the deterministic, single-threaded benchmarks), within instructionTolerance of the
+                    baseline's; elsewhere the p50 time ratio lockfree / apple of this run against the
+                    baseline's ratio, within timeRatioTolerance,
                     with suspects re-measured with more samples before the verdict.
                 Tolerances come from results/thresholds/<swift version>.json (committed; written with the
                 defaults below when missing):

@@ -6,18 +6,18 @@ import Foundation
 /// {
 ///   "mallocTolerance" : 0.5,
 ///   "mallocTolerances" : { "books/toggle-available/n=1000/visible=50" : 2 },
-///   "instructionRatioTolerance" : 1.1,
-///   "instructionRatioTolerances" : { "primitives/fire-scopes/scopes=1" : 1.2 },
+///   "instructionTolerance" : 1.1,
+///   "instructionTolerances" : { "primitives/fire-scopes/scopes=1" : 1.2 },
 ///   "timeRatioTolerance" : 5,
 ///   "timeRatioTolerances" : { "primitives/mutation-threads/threads=2" : 1000 },
 ///   "nondeterministicCounts" : [ "books/threads/" ]
 /// }
 /// ```
 /// `mallocTolerance`: mallocs per operation may differ from the baseline by at most this much
-/// (absolute); `mallocTolerances` overrides it per benchmark. `instructionRatioTolerance`: this
-/// run's `lockfree / apple` instructions per operation may be at most this factor above or below
-/// the baseline's, where both counted instructions (then the time ratio is not gated);
-/// `instructionRatioTolerances` overrides it per benchmark. `timeRatioTolerance`: this run's
+/// (absolute); `mallocTolerances` overrides it per benchmark. `instructionTolerance`: this run's
+/// `lockfree` instructions per operation may be at most this factor above or below the baseline's,
+/// where both counted instructions (then the time ratio is not gated); `instructionTolerances`
+/// overrides it per benchmark. `timeRatioTolerance`: this run's
 /// `lockfree p50 / apple p50` may be at most this factor above (regression) or below (improvement)
 /// the baseline's; `timeRatioTolerances` overrides it per benchmark. Count metrics are gated
 /// exactly, except for benchmarks whose name starts with a prefix in `nondeterministicCounts`
@@ -26,29 +26,29 @@ import Foundation
 public struct Thresholds: Sendable, Equatable, Codable {
     public var mallocTolerance: Double
     public var mallocTolerances: [String: Double]
-    public var instructionRatioTolerance: Double
-    public var instructionRatioTolerances: [String: Double]
+    public var instructionTolerance: Double
+    public var instructionTolerances: [String: Double]
     public var timeRatioTolerance: Double
     public var timeRatioTolerances: [String: Double]
     public var nondeterministicCounts: [String]
 
     public init(
         mallocTolerance: Double = 0.5, mallocTolerances: [String: Double] = [:],
-        instructionRatioTolerance: Double = 1.1, instructionRatioTolerances: [String: Double] = [:],
+        instructionTolerance: Double = 1.1, instructionTolerances: [String: Double] = [:],
         timeRatioTolerance: Double = 5, timeRatioTolerances: [String: Double] = [:],
         nondeterministicCounts: [String] = []
     ) {
         self.mallocTolerance = mallocTolerance
         self.mallocTolerances = mallocTolerances
-        self.instructionRatioTolerance = instructionRatioTolerance
-        self.instructionRatioTolerances = instructionRatioTolerances
+        self.instructionTolerance = instructionTolerance
+        self.instructionTolerances = instructionTolerances
         self.timeRatioTolerance = timeRatioTolerance
         self.timeRatioTolerances = timeRatioTolerances
         self.nondeterministicCounts = nondeterministicCounts
     }
 
     enum CodingKeys: String, CodingKey {
-        case mallocTolerance, mallocTolerances, instructionRatioTolerance, instructionRatioTolerances
+        case mallocTolerance, mallocTolerances, instructionTolerance, instructionTolerances
         case timeRatioTolerance, timeRatioTolerances, nondeterministicCounts
     }
 
@@ -56,9 +56,9 @@ public struct Thresholds: Sendable, Equatable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         mallocTolerance = try c.decode(Double.self, forKey: .mallocTolerance)
         mallocTolerances = try c.decodeIfPresent([String: Double].self, forKey: .mallocTolerances) ?? [:]
-        instructionRatioTolerance = try c.decodeIfPresent(Double.self, forKey: .instructionRatioTolerance) ?? 1.1
-        instructionRatioTolerances =
-            try c.decodeIfPresent([String: Double].self, forKey: .instructionRatioTolerances) ?? [:]
+        instructionTolerance = try c.decodeIfPresent(Double.self, forKey: .instructionTolerance) ?? 1.1
+        instructionTolerances =
+            try c.decodeIfPresent([String: Double].self, forKey: .instructionTolerances) ?? [:]
         timeRatioTolerance = try c.decode(Double.self, forKey: .timeRatioTolerance)
         timeRatioTolerances = try c.decodeIfPresent([String: Double].self, forKey: .timeRatioTolerances) ?? [:]
         nondeterministicCounts = try c.decodeIfPresent([String].self, forKey: .nondeterministicCounts) ?? []
@@ -70,8 +70,8 @@ public struct Thresholds: Sendable, Equatable, Codable {
     }
 
     public func mallocTolerance(for benchmark: String) -> Double { mallocTolerances[benchmark] ?? mallocTolerance }
-    public func instructionRatioTolerance(for benchmark: String) -> Double {
-        instructionRatioTolerances[benchmark] ?? instructionRatioTolerance
+    public func instructionTolerance(for benchmark: String) -> Double {
+        instructionTolerances[benchmark] ?? instructionTolerance
     }
     public func timeRatioTolerance(for benchmark: String) -> Double { timeRatioTolerances[benchmark] ?? timeRatioTolerance }
 
