@@ -5,7 +5,7 @@
 /// `books/toggle-available/n=100000/visible=50`.
 public struct Benchmark: Sendable {
     /// The contender of floor rows: the same work with no observation at all (`plain-read`).
-    public static let floorContender = "baseline"
+    public static let floorContender = "floor"
 
     /// The family, e.g. `primitives/tracked-read` or `books/toggle-available`.
     public var family: String

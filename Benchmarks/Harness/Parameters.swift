@@ -1,6 +1,48 @@
-/// The kind of value a parameter takes.
-public enum ParameterKind: Sendable {
-    case integer, number, text
+/// The values a parameter takes, declared by its family and checked before anything runs: a value
+/// outside them is a usage error (exit 64) that names the parameter, the value and what it takes.
+public enum ParameterKind: Sendable, Equatable, CustomStringConvertible {
+    /// A whole number in the range.
+    case integer(ClosedRange<Int>)
+    /// A decimal number in the range.
+    case number(ClosedRange<Double>)
+    /// One of the listed values, exactly as written.
+    case oneOf([String])
+    /// Any non-empty text without `/` (it becomes part of the benchmark's name).
+    case text
+
+    public var description: String {
+        switch self {
+        case .integer(let range): "an integer in \(range.lowerBound)...\(range.upperBound)"
+        case .number(let range): "a number in \(NumberFormat.plain(range.lowerBound))...\(NumberFormat.plain(range.upperBound))"
+        case .oneOf(let values): "one of \(values.joined(separator: ", "))"
+        case .text: "non-empty text without '/'"
+        }
+    }
+
+    /// Whether `value` is one of this kind's values.
+    public func accepts(_ value: String) -> Bool {
+        switch self {
+        case .integer(let range): Int(value).map(range.contains) ?? false
+        case .number(let range): Double(value).map { $0.isFinite && range.contains($0) } ?? false
+        case .oneOf(let values): values.contains(value)
+        case .text: !value.isEmpty && !value.contains("/")
+        }
+    }
+
+    /// The values at this kind's bounds, which it accepts, and the values one past them, which it
+    /// refuses: what a test tries for every declared parameter.
+    public var boundaries: (accepted: [String], refused: [String]) {
+        switch self {
+        case .integer(let range):
+            ([range.lowerBound, range.upperBound].map(String.init),
+             [range.lowerBound - 1, range.upperBound + 1].map(String.init) + ["1.5", "x"])
+        case .number(let range):
+            ([range.lowerBound, range.upperBound].map { NumberFormat.plain($0) },
+             [range.lowerBound - 0.001, range.upperBound + 0.001].map { NumberFormat.plain($0) } + ["nan", "x"])
+        case .oneOf(let values): (values, ["", values.joined(separator: "+")])
+        case .text: (["a"], ["", "a/b"])
+        }
+    }
 }
 
 /// One `key=value` parameter.

@@ -72,7 +72,7 @@ enum Primitives {
         // (a setter may run `onChange` callbacks, which may release the object), in every contender.
         list.append(Benchmark(
             family: "primitives/mutation-unobserved", contender: name,
-            parameterSets: sets("objects", [1, cellCount]), parameterKinds: ["objects": .integer],
+            parameterSets: sets("objects", [1, cellCount]), parameterKinds: ["objects": .oneOf(["1", "\(cellCount)"])],
             instructionOperations: { _ in 100_000 }
         ) { params in
             let cells = (0..<cellCount).map { C.Cell(Double($0)) }
@@ -96,7 +96,7 @@ enum Primitives {
         // the caller holds (objects=1) or walking the array (objects=1024), as above.
         list.append(Benchmark(
             family: "primitives/mutation-other-observed", contender: name,
-            parameterSets: sets("objects", [1, cellCount]), parameterKinds: ["objects": .integer],
+            parameterSets: sets("objects", [1, cellCount]), parameterKinds: ["objects": .oneOf(["1", "\(cellCount)"])],
             expectedCounts: { _ in C.isFineGrained ? InvalidationCounts() : InvalidationCounts(notifications: 1, invalidations: 1) },
             instructionOperations: { _ in 100_000 }
         ) { params in
@@ -126,11 +126,11 @@ enum Primitives {
         // Track K properties of one object, then one mutation fires the scope.
         list.append(Benchmark(
             family: "primitives/track-properties-fire", contender: name,
-            parameterSets: sets("properties", [1, 8]), parameterKinds: ["properties": .integer],
+            parameterSets: sets("properties", [1, 8]), parameterKinds: ["properties": .integer(1...8)],
             expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
             instructionOperations: { _ in 1000 }
         ) { params in
-            let k = min(max(params.int("properties", default: 1), 1), 8)
+            let k = params.int("properties", default: 1)
             let record = C.Record()
             let observer = CountingObserver()
             var subscription: C.Subscription?
@@ -151,11 +151,11 @@ enum Primitives {
         // Track one property of each of M objects, then one mutation fires the scope.
         list.append(Benchmark(
             family: "primitives/track-objects-fire", contender: name,
-            parameterSets: sets("objects", [8, 64]), parameterKinds: ["objects": .integer],
+            parameterSets: sets("objects", [8, 64]), parameterKinds: ["objects": .integer(1...100_000)],
             expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
             instructionOperations: { _ in 200 }
         ) { params in
-            let m = max(params.int("objects", default: 8), 1)
+            let m = params.int("objects", default: 8)
             let cells = (0..<m).map { C.Cell(Double($0)) }
             let observer = CountingObserver()
             var subscription: C.Subscription?
@@ -176,14 +176,14 @@ enum Primitives {
         // One mutation fires N scopes; one operation is one round: N scopes armed, then fired.
         list.append(Benchmark(
             family: "primitives/fire-scopes", contender: name,
-            parameterSets: sets("scopes", [1, 100, 1000]), parameterKinds: ["scopes": .integer],
+            parameterSets: sets("scopes", [1, 100, 1000]), parameterKinds: ["scopes": .integer(1...100_000)],
             expectedCounts: { params in
-                let n = max(params.int("scopes", default: 100), 1)
+                let n = params.int("scopes", default: 100)
                 return InvalidationCounts(notifications: n, invalidations: n)
             },
             instructionOperations: { _ in 20 }
         ) { params in
-            let n = max(params.int("scopes", default: 100), 1)
+            let n = params.int("scopes", default: 100)
             let cell = C.Cell(0)
             let observers = (0..<n).map { _ in CountingObserver() }
             var subscriptions = [C.Subscription?](repeating: nil, count: n)
@@ -219,9 +219,9 @@ enum Primitives {
             list.append(Benchmark(
                 family: shared ? "primitives/mutation-threads-same-object" : "primitives/mutation-threads",
                 contender: name,
-                parameterSets: sets("threads", shared ? [2] : [1, 2]), parameterKinds: ["threads": .integer]
+                parameterSets: sets("threads", shared ? [2] : [1, 2]), parameterKinds: ["threads": .integer(1...2)]
             ) { params in
-                let threads = min(max(params.int("threads", default: 2), 1), 2)
+                let threads = params.int("threads", default: 2)
                 let settings = (0..<2).map { _ in C.Settings() }
                 let worker = threads == 2 ? Worker(spinning: true) : nil
                 return ClosureInstance { ops in

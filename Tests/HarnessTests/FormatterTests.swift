@@ -62,6 +62,30 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(text == expected)
     }
 
+    @Test func floorRowsGetATimeColumnNamedForWhatTheyAre() {
+        var set = sampleSet()
+        var floor = set.results[0]
+        floor.benchmark = "primitives/plain-read"
+        floor.contender = Benchmark.floorContender
+        set.results.append(floor)
+        let text = SummaryTable.format(set)
+        #expect(text.hasPrefix("| benchmark | lockfree p50 | apple p50 | floor (no observation) p50 | lockfree mallocs/op | apple mallocs/op | lockfree invalidations/op | apple invalidations/op |\n"))
+        #expect(text.contains("| primitives/plain-read | – | – | 13.0 ns | – | – | – | – |"))
+        #expect(!text.contains("baseline"))
+    }
+
+    @Test func closingLinesNameTheFilesTheSlowestAndTheFailures() {
+        let passed = SummaryTable.closing(sampleSet(), folder: "results/latest", files: ["results.csv", "report.md"])
+        #expect(passed == """
+            Results: results/latest/ (results.csv, report.md)
+            Slowest: books/toggle/n=10 on apple, 23.0 ns per operation (p50)
+            Failed: none of 2 runs
+
+            """)
+        let failed = SummaryTable.closing(sampleSet(failure: "missed"), folder: "out", files: ["results.json"])
+        #expect(failed.hasSuffix("Failed: 1 of 2 runs: books/toggle/n=10 on lockfree (reasons above)\n"))
+    }
+
     @Test func reportHasHeadlineRatiosSectionsAndCommand() {
         let report = ReportFormat.format(sampleSet())
         #expect(report.contains("| books/toggle/n=10 | 13.0 ns / 15.9 ns | 23.0 ns / 25.9 ns | 1 / 1 | 2 / 2 | 0.57× [0.38, 0.80] |"))
@@ -203,11 +227,11 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
     @Test func contendersPutTheSuitesThreeFirst() {
         var set = sampleSet()
         var extra = set.results[0]
-        extra.contender = "baseline"
+        extra.contender = Benchmark.floorContender
         var naive = set.results[0]
         naive.contender = "naive"
         set.results = [extra] + set.results + [naive]
-        #expect(set.contenders == ["lockfree", "apple", "naive", "baseline"])
+        #expect(set.contenders == ["lockfree", "apple", "naive", "floor"])
         #expect(set.referenceContender == "lockfree")
     }
 

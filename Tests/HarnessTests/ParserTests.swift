@@ -36,6 +36,14 @@ import Testing
         #expect(try Parser.parse(["report"]) == .report(input: "results/latest/results.json", output: nil))
         #expect(try Parser.parse(["report", "--input", "a.json", "--output", "d"]) == .report(input: "a.json", output: "d"))
         #expect(try Parser.parse(["baseline", "save", "main"]) == .baselineSave(name: "main", input: "results/latest/results.json"))
+        #expect(try Parser.parse(["report", "--format", "json,csv"]) == .report(input: "results/latest/results.json", output: nil, formats: [.json, .csv]))
+        #expect(try Parser.parse(["baseline", "save", "main", "--allow-dirty"])
+            == .baselineSave(name: "main", input: "results/latest/results.json", allowDirty: true))
+        var chosen = RunOptions()
+        chosen.metrics = [.time, .counts]
+        chosen.quiet = true
+        chosen.keepSamples = true
+        #expect(try Parser.parse(["run", "--metrics", "time,counts", "--quiet", "--keep-samples"]) == .run(chosen))
         #expect(try Parser.parse(["compare", "a", "b.json"]) == .compare("a", "b.json"))
         var quick = RunOptions()
         quick.quick = true
@@ -70,7 +78,7 @@ import Testing
         #expect(usageError(["run", "--baseline", "x"]) == "unknown option '--baseline'; try 'bench --help'")
         #expect(usageError(["list", "--quick"]) == "unknown option '--quick' for list")
         #expect(usageError(["check", "--quick"]) == "check needs --baseline FILE")
-        #expect(usageError(["baseline"]) == "usage: bench baseline save NAME [--input FILE]")
+        #expect(usageError(["baseline"]) == "usage: bench baseline save NAME [--input FILE] [--allow-dirty]")
         #expect(usageError(["baseline", "save"]) == "baseline save needs a NAME")
         #expect(usageError(["baseline", "save", "a/b"]) == "baseline name 'a/b' must not contain '/'")
         #expect(usageError(["compare", "a"]) == "usage: bench compare A B (baseline names or JSON files)")

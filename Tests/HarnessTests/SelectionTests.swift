@@ -16,8 +16,8 @@ func family(_ name: String, _ contender: String, sets: [[(String, String)]] = [[
         [
             family("primitives/read", c),
             family("books/toggle", c, sets: [[("n", "10"), ("visible", "5")], [("n", "1000"), ("visible", "5")]],
-                large: [[("n", "100000"), ("visible", "5")]], kinds: ["n": .integer, "visible": .integer]),
-            family("trees/grid", c, sets: [[("width", "3"), ("static", "0.5")]], kinds: ["width": .integer, "static": .number]),
+                large: [[("n", "100000"), ("visible", "5")]], kinds: ["n": .integer(1...1_000_000), "visible": .integer(1...1000)]),
+            family("trees/grid", c, sets: [[("width", "3"), ("static", "0.5")]], kinds: ["width": .integer(1...1000), "static": .number(0...1)]),
         ]
     }
 
@@ -50,11 +50,17 @@ func family(_ name: String, _ contender: String, sets: [[(String, String)]] = [[
         #expect(throws: UsageError("no selected benchmark has a parameter 'n'")) {
             try Selection(filter: "primitives", overrides: Parameters([("n", "5")])).plan(suite)
         }
-        #expect(throws: UsageError("bad value 'abc' for parameter 'n' of books/toggle (want integer)")) {
+        #expect(throws: UsageError("bad value 'abc' for parameter 'n' of books/toggle: want an integer in 1...1000000")) {
             try Selection(overrides: Parameters([("n", "abc")])).plan(suite)
         }
-        #expect(throws: UsageError("bad value 'x' for parameter 'static' of trees/grid (want number)")) {
+        #expect(throws: UsageError("bad value 'x' for parameter 'static' of trees/grid: want a number in 0...1")) {
             try Selection(overrides: Parameters([("static", "x")])).plan(suite)
+        }
+        #expect(throws: UsageError("bad value '1.5' for parameter 'static' of trees/grid: want a number in 0...1")) {
+            try Selection(overrides: Parameters([("static", "1.5")])).plan(suite)
+        }
+        #expect(throws: UsageError("bad value '0' for parameter 'n' of books/toggle: want an integer in 1...1000000")) {
+            try Selection(overrides: Parameters([("n", "0")])).plan(suite)
         }
         #expect(throws: UsageError("bad --filter regular expression '(('")) { try Selection(filter: "((").plan(suite) }
     }

@@ -49,11 +49,11 @@ public struct Bench: Sendable {
             return try run(options).exitCode
         case .check(let baseline, let options):
             return try check(baseline: baseline, options)
-        case .report(let input, let output):
-            try report(input: input, output: output)
+        case .report(let input, let output, let formats):
+            try report(input: input, output: output, formats: formats)
             return .success
-        case .baselineSave(let name, let input):
-            try saveBaseline(name: name, input: input)
+        case .baselineSave(let name, let input, let allowDirty):
+            try saveBaseline(name: name, input: input, allowDirty: allowDirty)
             return .success
         case .compare(let a, let b):
             try compare(a, b)

@@ -61,8 +61,19 @@ extension Bench {
             }
             verdict = Gate.evaluate(baseline: baseline, current: current, thresholds: thresholds)
         }
-        if rounds > 0 { try write(current, to: options.output, formats: options.formats) }
-        console.out("\n" + Gate.format(verdict))
+        if rounds > 0 { try write(current, to: options.output, formats: options.formats, keepSamples: options.keepSamples) }
+        let gate = Gate.format(verdict)
+        console.out("\n" + gate)
+        // Beside the results, for a CI job summary.
+        do { try ResultsWriter.writeFile("## bench check\n\n" + gate, to: options.output + "/gate.md") } catch {
+            throw BenchError(error)
+        }
+        let unchecked = Gate.unchecked(baseline: baseline, current: current)
+        if !unchecked.isEmpty && [.success, .improvementOnly].contains(verdict.exitCode) {
+            for line in unchecked { console.err("not checked: \(line)\n") }
+            throw BenchError(.baselineUnusable,
+                "the baseline gates \(unchecked.count) figure(s) this run did not measure (see 'not checked' above)")
+        }
         if verdict.exitCode == .improvementOnly {
             console.out("\nOnly improvements: lock them in with\n  bench baseline save NAME --input \(options.output)/results.json\n")
             console.out("and commit it with the thresholds (\(thresholdsPath)):\n\(thresholds.json)")

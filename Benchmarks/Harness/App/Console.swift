@@ -19,13 +19,4 @@ public struct Console: Sendable {
             FileHandle.standardOutput.write(Data(text.utf8))
         },
         err: { FileHandle.standardError.write(Data($0.utf8)) }, interactive: isatty(2) == 1)
-
-    /// A progress line that overwrites itself on a terminal; nothing otherwise.
-    public func progress(_ line: String) {
-        if interactive { err("\r\u{1B}[K" + line) }
-    }
-
-    public func endProgress() {
-        if interactive { err("\r\u{1B}[K") }
-    }
 }

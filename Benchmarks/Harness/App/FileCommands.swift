@@ -1,24 +1,34 @@
 import Foundation
 
 extension Bench {
-    /// `bench report`: regenerate report.md and the charts from a results.json.
-    func report(input: String, output: String?) throws(BenchError) {
+    /// `bench report`: regenerate report.md and the charts (and, with `--format`, results.csv and
+    /// the compact results.json) from a results file, in either form.
+    func report(input: String, output: String?, formats: Set<RunOptions.Format> = [.markdown]) throws(BenchError) {
         let set = try load(input, role: "results file")
         let folder = output ?? ResultsWriter.parent(of: input)
+        let files = Self.files(set, formats: formats)
         do throws(WriteError) {
-            for file in Self.reportFiles(set) { try ResultsWriter.writeFile(file.contents, to: folder + "/" + file.name) }
+            for file in files { try ResultsWriter.writeFile(file.contents, to: folder + "/" + file.name) }
         } catch {
             throw BenchError(error)
         }
-        console.out("wrote \(folder)/report.md\n")
+        console.out("wrote " + files.map(\.name).filter { !$0.hasSuffix(".svg") }.map { "\(folder)/\($0)" }.joined(separator: ", ") + "\n")
     }
 
-    /// `bench baseline save NAME`: keep a results.json as `results/baselines/NAME.json`.
-    func saveBaseline(name: String, input: String) throws(BenchError) {
+    /// `bench baseline save NAME`: keep what the gate and `compare` read of a results.json as
+    /// `results/baselines/NAME.json`, in the compact form (`SummaryJSON`, `Baseline.gatedMetrics`).
+    /// Results measured on a tree with uncommitted changes (their commit ends in `-dirty`) are
+    /// refused unless `allowDirty`: a baseline should name the code it measured.
+    func saveBaseline(name: String, input: String, allowDirty: Bool = false) throws(BenchError) {
         let set = try load(input, role: "results file")
+        if set.metadata.gitCommit.hasSuffix("-dirty") && !allowDirty {
+            throw BenchError(.usage,
+                "'\(input)' was measured at \(set.metadata.gitCommit), with uncommitted changes; commit and re-measure, or pass --allow-dirty")
+        }
         let path = Baseline.path(for: name)
-        do { try ResultsWriter.writeFile(JSONFormat.encode(set.withoutSamples), to: path) } catch { throw BenchError(error) }
-        console.out("saved \(path)\n")
+        let text = SummaryJSON.encode(set, detail: .gated, metrics: Baseline.gatedMetrics(set))
+        do { try ResultsWriter.writeFile(text, to: path) } catch { throw BenchError(error) }
+        console.out("saved \(path) (measured at commit \(set.metadata.gitCommit))\n")
     }
 
     /// `bench compare A B`.

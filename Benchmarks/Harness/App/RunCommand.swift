@@ -17,21 +17,29 @@ extension Bench {
         IdleThread.start()
 
         let plan = options.mode.timingPlan(runs: runs.count, maxSamples: options.samples)
-        let results = measure(runs, plan: plan, deadline: options.mode.totalSeconds, mode: options.mode)
+        let results = measure(
+            runs, plan: plan, deadline: options.mode.totalSeconds, mode: options.mode, metrics: options.metrics,
+            quiet: options.quiet)
         let set = ResultSet(
             metadata: MetadataCollector.collect(
                 command: commandLine, mode: options.mode.rawValue, faultInjections: faultInjections),
             results: results)
-        try write(set, to: options.output, formats: options.formats)
+        let written = try write(set, to: options.output, formats: options.formats, keepSamples: options.keepSamples)
         console.out(SummaryTable.format(set))
         let failed = reportFailures(set)
+        console.out("\n" + SummaryTable.closing(set, folder: options.output, files: written.filter { !$0.hasSuffix(".svg") }))
         return RunOutcome(exitCode: failed ? .benchmarkFailed : .success, results: set, runs: runs, plan: plan)
     }
 
-    func measure(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
-        let console = self.console
-        let runner = Runner(executor: executor, progress: { console.progress($0) })
-        defer { console.endProgress() }
+    func measure(
+        _ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard,
+        metrics: Set<MetricGroup> = Set(MetricGroup.allCases), quiet: Bool = false
+    ) -> [BenchmarkResult] {
+        let progress = ProgressReporter(console: console, quiet: quiet)
+        let runner = Runner(
+            executor: executor.reporting(diagnostics: { progress.diagnostic($0) }), metrics: metrics,
+            events: { progress.handle($0) })
+        defer { progress.finish() }
         return runner.run(runs, plan: plan, deadline: deadline, mode: mode)
     }
 
@@ -46,10 +54,15 @@ extension Bench {
     }
 
     /// The files of a result set, by format.
-    static func files(_ set: ResultSet, formats: Set<RunOptions.Format>) -> [(name: String, contents: String)] {
+    /// `results.json` is the compact form (`SummaryJSON`); `samples.json`, with every raw sample,
+    /// only when asked for (`--keep-samples`).
+    static func files(
+        _ set: ResultSet, formats: Set<RunOptions.Format>, keepSamples: Bool = false
+    ) -> [(name: String, contents: String)] {
         var files: [(name: String, contents: String)] = []
         if formats.contains(.csv) { files.append(("results.csv", CSVFormat.format(set))) }
-        if formats.contains(.json) { files.append(("results.json", JSONFormat.encode(set))) }
+        if formats.contains(.json) { files.append(("results.json", SummaryJSON.encode(set))) }
+        if keepSamples { files.append(("samples.json", JSONFormat.encode(set))) }
         if formats.contains(.markdown) { files += reportFiles(set) }
         return files
     }
@@ -60,7 +73,13 @@ extension Bench {
         return [("report.md", ReportFormat.format(set, charts: charts))] + charts.map { ($0.fileName, $0.svg) }
     }
 
-    func write(_ set: ResultSet, to folder: String, formats: Set<RunOptions.Format>) throws(BenchError) {
-        do { try ResultsWriter.write(Self.files(set, formats: formats), to: folder) } catch { throw BenchError(error) }
+    /// Writes the files of `set` to `folder`; returns their names.
+    @discardableResult
+    func write(
+        _ set: ResultSet, to folder: String, formats: Set<RunOptions.Format>, keepSamples: Bool = false
+    ) throws(BenchError) -> [String] {
+        let files = Self.files(set, formats: formats, keepSamples: keepSamples)
+        do { try ResultsWriter.write(files, to: folder) } catch { throw BenchError(error) }
+        return files.map(\.name)
     }
 }

@@ -10,6 +10,12 @@ public struct RunOptions: Sendable, Equatable {
     public var parameters = Parameters()
     public var output = "results/latest"
     public var formats: Set<Format> = Set(Format.allCases)
+    /// The passes to run (`--metrics`); all by default.
+    public var metrics: Set<MetricGroup> = Set(MetricGroup.allCases)
+    /// Only the summary: no progress, no child diagnostics (`--quiet`).
+    public var quiet = false
+    /// Also write `samples.json`: the full result set with every raw sample (`--keep-samples`).
+    public var keepSamples = false
 
     public init() {}
 
@@ -26,8 +32,8 @@ public enum Command: Sendable, Equatable {
     case help(String?)
     case list(filter: String?)
     case run(RunOptions)
-    case report(input: String, output: String?)
-    case baselineSave(name: String, input: String)
+    case report(input: String, output: String?, formats: Set<RunOptions.Format> = [.markdown])
+    case baselineSave(name: String, input: String, allowDirty: Bool = false)
     case compare(String, String)
     case check(baseline: String, RunOptions)
     /// The hidden child-process entry point.

@@ -37,16 +37,20 @@ public enum Parser {
             var tokens = Tokens(rest)
             var input = "results/latest/results.json"
             var output: String?
+            var formats: Set<RunOptions.Format> = [.markdown]
             while let flag = try tokens.nextFlag() {
                 switch flag {
                 case "--input": input = try tokens.value(for: flag)
                 case "--output": output = try tokens.value(for: flag)
+                case "--format": formats = try Self.formats(try tokens.value(for: flag))
                 default: throw UsageError("unknown option '\(flag)' for report")
                 }
             }
-            return .report(input: input, output: output)
+            return .report(input: input, output: output, formats: formats)
         case "baseline":
-            guard rest.first == "save" else { throw UsageError("usage: bench baseline save NAME [--input FILE]") }
+            guard rest.first == "save" else {
+                throw UsageError("usage: bench baseline save NAME [--input FILE] [--allow-dirty]")
+            }
             rest = rest.dropFirst()
             guard let name = rest.first, !name.hasPrefix("-") else { throw UsageError("baseline save needs a NAME") }
             guard !name.contains("/"), name != ".", name != ".." else {
@@ -54,11 +58,15 @@ public enum Parser {
             }
             var tokens = Tokens(rest.dropFirst())
             var input = "results/latest/results.json"
+            var allowDirty = false
             while let flag = try tokens.nextFlag() {
-                guard flag == "--input" else { throw UsageError("unknown option '\(flag)' for baseline save") }
-                input = try tokens.value(for: flag)
+                switch flag {
+                case "--input": input = try tokens.value(for: flag)
+                case "--allow-dirty": try tokens.noValue(for: flag); allowDirty = true
+                default: throw UsageError("unknown option '\(flag)' for baseline save")
+                }
             }
-            return .baselineSave(name: name, input: input)
+            return .baselineSave(name: name, input: input, allowDirty: allowDirty)
         case "compare":
             guard rest.count == 2, !rest.contains(where: { $0.hasPrefix("-") }) else {
                 throw UsageError("usage: bench compare A B (baseline names or JSON files)")
@@ -99,22 +107,40 @@ public enum Parser {
                 }
                 options.parameters.entries.append(ParameterEntry(key: String(text[..<eq]), value: String(text[text.index(after: eq)...])))
             case "--output": options.output = try tokens.value(for: flag)
-            case "--format":
-                var formats = Set<RunOptions.Format>()
+            case "--format": options.formats = try formats(try tokens.value(for: flag))
+            case "--metrics":
+                var groups = Set<MetricGroup>()
                 for name in try tokens.value(for: flag).split(separator: ",") {
-                    guard let f = RunOptions.Format(rawValue: name == "md" ? "markdown" : String(name)) else {
-                        throw UsageError("unknown format '\(name)' (csv, json, markdown)")
+                    guard let group = MetricGroup(rawValue: String(name)) else {
+                        throw UsageError("unknown metric group '\(name)' (time, allocations, instructions, counts)")
                     }
-                    formats.insert(f)
+                    groups.insert(group)
                 }
-                guard !formats.isEmpty else { throw UsageError("--format needs csv, json or markdown") }
-                options.formats = formats
+                guard !groups.isEmpty else { throw UsageError("--metrics needs time, allocations, instructions or counts") }
+                options.metrics = groups
+            case "--quiet": try tokens.noValue(for: flag); options.quiet = true
+            case "--keep-samples": try tokens.noValue(for: flag); options.keepSamples = true
             case "--baseline" where acceptBaseline: baseline = try tokens.value(for: flag)
             default: throw UsageError("unknown option '\(flag)'; try 'bench --help'")
             }
         }
         if options.quick && options.full { throw UsageError("--quick and --full exclude each other") }
         return (options, baseline)
+    }
+}
+
+extension Parser {
+    /// `csv,json,markdown` (`md` for short).
+    static func formats(_ text: String) throws(UsageError) -> Set<RunOptions.Format> {
+        var formats = Set<RunOptions.Format>()
+        for name in text.split(separator: ",") {
+            guard let f = RunOptions.Format(rawValue: name == "md" ? "markdown" : String(name)) else {
+                throw UsageError("unknown format '\(name)' (csv, json, markdown)")
+            }
+            formats.insert(f)
+        }
+        guard !formats.isEmpty else { throw UsageError("--format needs csv, json or markdown") }
+        return formats
     }
 }
 

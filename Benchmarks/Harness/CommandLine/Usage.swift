@@ -11,6 +11,11 @@ public enum Usage {
           --param KEY=VALUE       override KEY in every parameter set of the families that declare it
           --output DIR            results folder (default results/latest), replaced atomically
           --format csv,json,markdown   files to write (default all three)
+          --metrics time,allocations,instructions,counts
+                                  passes to run (default all); a run expected to take too long under
+                                  callgrind is not counted, with a note
+          --quiet                 print the summary only: no progress, no child diagnostics
+          --keep-samples          also write samples.json, every raw sample (results.json holds summaries)
         """
 
     public static func text(for topic: String?) -> String {
@@ -20,9 +25,9 @@ public enum Usage {
         case "list":
             return "USAGE: bench list [--filter REGEX]\n\nPrints every benchmark's full name once, e.g. books/toggle-available/n=100000/visible=50.\n"
         case "report":
-            return "USAGE: bench report [--input FILE] [--output DIR]\n\nRegenerates report.md and the SVG charts from a results.json (default results/latest/results.json),\ninto DIR (default: the folder holding FILE).\n"
+            return "USAGE: bench report [--input FILE] [--output DIR] [--format csv,json,markdown]\n\nRegenerates report.md and the SVG charts (default; --format chooses: json writes the compact\nresults.json) from a results.json or samples.json (default results/latest/results.json), into DIR\n(default: the folder holding FILE).\n"
         case "baseline":
-            return "USAGE: bench baseline save NAME [--input FILE]\n\nCopies a results.json (default results/latest/results.json) to results/baselines/NAME.json,\nwithout the raw samples (every percentile is kept).\n"
+            return "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check and compare read of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
         case "compare":
             return "USAGE: bench compare A B\n\nPrints a Markdown table of every metric in A and B (baseline names or JSON files): old, new, delta,\nratio; \"(?)\" marks rows whose p25..p75 ranges overlap.\n"
         case "check":

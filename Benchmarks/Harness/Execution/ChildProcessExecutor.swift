@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs each pass in a fresh process: `<this executable> __measure <request JSON>`, so no state
 /// (heap layout, registrar tables, caches) leaks between benchmarks. The counting pass runs with
@@ -10,7 +11,16 @@ public struct ChildProcessExecutor: PassExecutor {
     static let marker = "BENCH-PASS-REPORT "
 
     public var executable: String
+    /// Where the lines children print on stderr go; `nil`: straight to this process's stderr.
+    public var diagnostics: (@Sendable (String) -> Void)?
+
     public init(executable: String = ChildProcessExecutor.currentExecutable) { self.executable = executable }
+
+    public func reporting(diagnostics: @escaping @Sendable (String) -> Void) -> any PassExecutor {
+        var copy = self
+        copy.diagnostics = diagnostics
+        return copy
+    }
 
     public static var currentExecutable: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -64,12 +74,27 @@ public struct ChildProcessExecutor: PassExecutor {
         process.environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe
+        let errors = diagnostics.map { _ in Pipe() }
+        if let errors { process.standardError = errors }
         do { try process.run() } catch { return failedAll("could not start a child process: \(error)") }
         let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
+        // stderr is drained on another thread, so that a child filling one pipe never blocks.
+        let errorText = Mutex("")
+        let drained = DispatchGroup()
+        if let errors {
+            DispatchQueue.global().async(group: drained) {
+                let data = errors.fileHandleForReading.readDataToEndOfFile()
+                errorText.withLock { $0 = String(decoding: data, as: UTF8.self) }
+            }
+        }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         watchdog.cancel()
+        drained.wait()
+        if let diagnostics {
+            for line in errorText.withLock({ $0 }).split(separator: "\n") { diagnostics(String(line)) }
+        }
         let text = String(decoding: data, as: UTF8.self)
         var reports = text.split(separator: "\n").filter { $0.hasPrefix(Self.marker) }.compactMap {
             try? JSONDecoder().decode(Measurer.PassReport.self, from: Data($0.dropFirst(Self.marker.count).utf8))

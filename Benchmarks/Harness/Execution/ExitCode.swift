@@ -9,7 +9,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     /// The gate found only improvements beyond tolerance: commit the new baseline.
     case improvementOnly = 4
     /// A baseline or results file is missing or unreadable; the gate's baseline is from another
-    /// toolchain or allocator, from a build with injected faults, or gates what cannot be counted here.
+    /// toolchain or allocator, from a build with injected faults, gates what cannot be counted here,
+    /// or gates what this run did not measure.
     case baselineUnusable = 5
     /// Bad command line: unknown flag or subcommand, bad number, unknown contender, bad parameter.
     case usage = 64
@@ -27,7 +28,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
         case .improvementOnly: "check: only improvements beyond tolerance (commit a new baseline)"
         case .baselineUnusable:
             "baseline (or report/compare input) missing or unreadable; check: from another toolchain or allocator,\n"
-                + "      from a build with injected faults, or with instruction counts that cannot be counted here"
+                + "      from a build with injected faults, with instruction counts that cannot be counted here,\n"
+                + "      or gating figures this run did not measure (--metrics, an instruction pass skipped as too long)"
         case .usage: "usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter)"
         case .cannotWrite: "the results folder cannot be written"
         }

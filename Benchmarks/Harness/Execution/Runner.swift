@@ -6,6 +6,10 @@ public enum RunMode: String, Sendable, Codable {
     /// budget bounds. The instruction pass comes on top (about 1.5 minutes on a 2-core machine): quick
     /// stays under 4 minutes and default under 10.
     var totalSeconds: Double { self == .quick ? 90 : self == .standard ? 420 : 1800 }
+    /// The most one run's instruction pass may be expected to take (`Runner.instructionEstimate`);
+    /// a run expected to take longer is not counted, with a note. The default suite's slowest run
+    /// is expected to take a few seconds.
+    var instructionRunSeconds: Double { self == .quick ? 30 : self == .standard ? 60 : 300 }
     var budgetBounds: ClosedRange<Double> { self == .quick ? 0.03...0.5 : self == .standard ? 0.1...3 : 0.2...10 }
     var defaultMaxSamples: Int { self == .quick ? 200 : self == .standard ? 2000 : 10_000 }
     /// Processes whose timing samples are pooled for one run (see `Runner.measure`).
@@ -22,12 +26,18 @@ public enum RunMode: String, Sendable, Codable {
 /// Measures planned runs one after another, each pass through an executor, and merges the passes.
 public struct Runner: Sendable {
     public var executor: any PassExecutor
-    /// Called before each run with a progress line (`[3/40] books/... on lockfree`).
-    public var progress: (@Sendable (String) -> Void)?
+    /// Told as passes begin and runs end (see `RunEvent`).
+    public var events: (@Sendable (RunEvent) -> Void)?
+    /// The metrics to measure: the passes of unselected groups do not run.
+    public var metrics: Set<MetricGroup>
 
-    public init(executor: any PassExecutor, progress: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        executor: any PassExecutor, metrics: Set<MetricGroup> = Set(MetricGroup.allCases),
+        events: (@Sendable (RunEvent) -> Void)? = nil
+    ) {
         self.executor = executor
-        self.progress = progress
+        self.metrics = metrics
+        self.events = events
     }
 
     /// Measures `runs` with `plan`. With a `deadline` (seconds for all runs), each run's sampling
@@ -37,7 +47,6 @@ public struct Runner: Sendable {
         let start = monotonicNanoseconds()
         var overhead = 0.0  // seconds per run beyond its sampling budget, averaged
         var results = runs.enumerated().map { index, run in
-            progress?("[\(index + 1)/\(runs.count)] \(run.name) on \(run.contender)")
             var current = plan
             if let deadline {
                 let left = deadline - Double(monotonicNanoseconds() - start) / 1e9
@@ -47,25 +56,58 @@ public struct Runner: Sendable {
                 current.warmupNanoseconds = current.budgetNanoseconds / 10
             }
             let began = monotonicNanoseconds()
-            let result = measure(run, plan: current, processes: mode.timingProcesses)
+            let result = measure(run, plan: current, processes: mode.timingProcesses) { pass in
+                events?(.passBegan(index: index, total: runs.count, run: run, pass: pass))
+            }
+            events?(.runEnded(index: index, total: runs.count, result: result))
             let spent = Double(monotonicNanoseconds() - began) / 1e9
             let extra = max(0, spent - Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9)
             overhead = (overhead * Double(index) + extra) / Double(index + 1)
             return result
         }
-        countInstructions(runs, into: &results)
+        if metrics.contains(.instructions) { countInstructions(runs, into: &results, mode: mode) }
         return results
     }
 
-    /// The instruction pass of every run that declares one and has not failed, all in one child.
-    func countInstructions(_ runs: [PlannedRun], into results: inout [BenchmarkResult]) {
+    /// How many times slower a run is under callgrind than natively (measured here: 40 to 90 for
+    /// the suite's workloads), and what starting valgrind costs.
+    static let callgrindSlowdown = 80.0
+    static let valgrindStartSeconds = 2.0
+
+    /// Seconds the instruction pass of `run` is expected to take under callgrind: a warm-up and the
+    /// counted operations at the p50 time the timing pass measured, plus one setup; `nil` without
+    /// a timing.
+    static func instructionEstimate(_ result: BenchmarkResult, operations: Int) -> Double? {
+        guard let p50 = result.metric(MetricName.time)?.summary.p50 else { return nil }
+        let setup = result.metric(MetricName.setupTime)?.summary.p50 ?? 0
+        return (2 * Double(operations) * p50 + setup) / 1e9 * callgrindSlowdown
+    }
+
+    /// The instruction pass of every run that declares one and has not failed, all in one child. A
+    /// run expected to take longer than the mode allows (`RunMode.instructionRunSeconds`) is left
+    /// out, with a note.
+    func countInstructions(_ runs: [PlannedRun], into results: inout [BenchmarkResult], mode: RunMode = .standard) {
+        var skipped: [String] = []
+        var estimate = Self.valgrindStartSeconds
         let wanted = runs.indices.compactMap { i -> (index: Int, operations: Int)? in
             guard results[i].failure == nil, let ops = runs[i].benchmark.instructionOperations(runs[i].parameters)
             else { return nil }
+            if let seconds = Self.instructionEstimate(results[i], operations: ops) {
+                if seconds > mode.instructionRunSeconds {
+                    skipped.append("\(runs[i].name) on \(runs[i].contender) (~\(Int(seconds)) s)")
+                    return nil
+                }
+                estimate += seconds
+            }
             return (i, ops)
         }
+        if !skipped.isEmpty {
+            events?(.note(
+                "instructions not counted for \(skipped.count) run(s) expected to take over \(Int(mode.instructionRunSeconds)) s "
+                    + "under callgrind: " + skipped.prefix(3).joined(separator: ", ") + (skipped.count > 3 ? ", ..." : "")))
+        }
         guard !wanted.isEmpty else { return }
-        progress?("counting instructions of \(wanted.count) runs under callgrind")
+        events?(.instructionsBegan(runs: wanted.count, estimate: estimate))
         guard let reports = executor.instructions(wanted.map { (runs[$0.index], $0.operations) }) else { return }
         for (want, report) in zip(wanted, reports) {
             results[want.index].metrics += report.metrics
@@ -77,23 +119,40 @@ public struct Runner: Sendable {
     /// samples: one process's memory layout can move a time by 1.5x or more (apple's
     /// `track-objects-fire/objects=8` took 5.9 to 10.8 µs in different processes), and a ratio of
     /// two contenders should not hang on it. Then counts in one more process.
-    public func measure(_ run: PlannedRun, plan: TimingPlan, processes: Int = 1) -> BenchmarkResult {
-        let timing = pooledTiming(run, plan: plan, processes: max(processes, 1))
-        let counting =
-            timing.failure == nil ? executor.counting(run, operations: run.benchmark.countingOperations ?? 1) : nil
+    /// Only the metrics of the selected groups are kept (`metrics`); the timing pass runs when
+    /// `time` is selected, the counting pass when `counts` or `allocations` is.
+    public func measure(
+        _ run: PlannedRun, plan: TimingPlan, processes: Int = 1, began: (String) -> Void = { _ in }
+    ) -> BenchmarkResult {
+        let timing =
+            metrics.contains(.time)
+            ? pooledTiming(run, plan: plan, processes: max(processes, 1), began: began)
+            : Measurer.PassReport(metrics: [], failure: nil, batch: 1)
+        var counting: Measurer.PassReport?
+        if timing.failure == nil && MetricGroup.needsCountingPass(metrics) {
+            began("counting")
+            counting = executor.counting(run, operations: run.benchmark.countingOperations ?? 1)
+        }
+        let kept = (timing.metrics + (counting?.metrics ?? [])).filter { metrics.contains(MetricGroup.of($0)) }
         return BenchmarkResult(
             benchmark: run.name, family: run.benchmark.family,
             parameters: run.parameters,
-            contender: run.contender, metrics: timing.metrics + (counting?.metrics ?? []),
+            contender: run.contender, metrics: kept,
             failure: timing.failure ?? counting?.failure)
     }
 
-    func pooledTiming(_ run: PlannedRun, plan: TimingPlan, processes: Int) -> Measurer.PassReport {
+    func pooledTiming(
+        _ run: PlannedRun, plan: TimingPlan, processes: Int, began: (String) -> Void = { _ in }
+    ) -> Measurer.PassReport {
         // Never more processes than samples: `--samples N` caps the pooled samples.
         let processes = min(processes, max(plan.maxSamples, 1))
-        guard processes > 1 else { return executor.timing(run, plan: plan) }
+        guard processes > 1 else {
+            began("timing")
+            return executor.timing(run, plan: plan)
+        }
         var reports: [Measurer.PassReport] = []
         for index in 0..<processes {
+            began("timing \(index + 1)/\(processes)")
             let report = executor.timing(run, plan: plan.share(processes, index: index))
             if report.failure != nil { return report }
             reports.append(report)

@@ -45,8 +45,8 @@ public struct Selection: Sendable {
             let (key, value) = (entry.key, entry.value)
             let declaring = chosen.filter { $0.parameterKinds[key] != nil }
             if declaring.isEmpty { throw UsageError("no selected benchmark has a parameter '\(key)'") }
-            for b in declaring where !Self.valid(value, b.parameterKinds[key]!) {
-                throw UsageError("bad value '\(value)' for parameter '\(key)' of \(b.family) (want \(b.parameterKinds[key]!))")
+            for b in declaring where !b.parameterKinds[key]!.accepts(value) {
+                throw UsageError("bad value '\(value)' for parameter '\(key)' of \(b.family): want \(b.parameterKinds[key]!)")
             }
         }
         let regex: Regex<AnyRegexOutput>?
@@ -77,13 +77,5 @@ public struct Selection: Sendable {
         for r in runs where order[r.name] == nil { order[r.name] = order.count }
         return runs.enumerated().sorted { (order[$0.element.name]!, $0.offset) < (order[$1.element.name]!, $1.offset) }
             .map(\.element)
-    }
-
-    static func valid(_ value: String, _ kind: ParameterKind) -> Bool {
-        switch kind {
-        case .integer: Int(value) != nil
-        case .number: Double(value) != nil
-        case .text: !value.isEmpty && !value.contains("/")
-        }
     }
 }

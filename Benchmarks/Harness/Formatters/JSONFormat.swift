@@ -8,7 +8,12 @@ public enum JSONFormat {
         return String(decoding: try! encoder.encode(set), as: UTF8.self) + "\n"
     }
 
+    /// Reads either form: the full one (with raw samples) or the compact `SummaryJSON`.
     public static func decode(_ text: String) throws -> ResultSet {
-        try JSONDecoder().decode(ResultSet.self, from: Data(text.utf8))
+        try decode(Data(text.utf8))
+    }
+
+    public static func decode(_ data: Data) throws -> ResultSet {
+        SummaryJSON.isCompact(data) ? try SummaryJSON.decode(data) : try JSONDecoder().decode(ResultSet.self, from: data)
     }
 }

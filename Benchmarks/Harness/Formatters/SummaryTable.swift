@@ -1,12 +1,16 @@
 /// The table `bench run` prints on stdout: per benchmark, each contender's p50 time, mallocs per
-/// operation and invalidations per operation, side by side.
+/// operation and invalidations per operation, side by side. The floor rows (the same work without
+/// observation, `Benchmark.floorContender`) get a time column only, named for what it is.
 public enum SummaryTable {
+    public static let floorHeader = "floor (no observation) p50"
+
     public static func format(_ set: ResultSet) -> String {
         let contenders = set.contenders
+        let observing = contenders.filter { $0 != Benchmark.floorContender }
         var header = ["benchmark"]
-        header += contenders.map { "\($0) p50" }
-        header += contenders.map { "\($0) mallocs/op" }
-        header += contenders.map { "\($0) invalidations/op" }
+        header += contenders.map { $0 == Benchmark.floorContender ? floorHeader : "\($0) p50" }
+        header += observing.map { "\($0) mallocs/op" }
+        header += observing.map { "\($0) invalidations/op" }
         let rows = set.benchmarkNames.map { name -> [String] in
             func cell(_ c: String, _ metric: String, _ text: (Double) -> String) -> String {
                 guard let r = set.result(name, c) else { return "–" }
@@ -14,12 +18,30 @@ public enum SummaryTable {
                 return r.metric(metric).map { text($0.summary.p50) } ?? "n/a"
             }
             return [name] + contenders.map { cell($0, MetricName.time, NumberFormat.duration) }
-                + contenders.map { cell($0, MetricName.mallocs, NumberFormat.readable) }
-                + contenders.map { cell($0, MetricName.invalidations, NumberFormat.readable) }
+                + observing.map { cell($0, MetricName.mallocs, NumberFormat.readable) }
+                + observing.map { cell($0, MetricName.invalidations, NumberFormat.readable) }
         }
         var text = MarkdownTable(header: header, rows: rows, rightAligned: Set(1..<header.count)).text
         if let note = set.metadata.allocationNote { text += "\nmallocs: unavailable (\(note))\n" }
         return text
+    }
+
+    /// The lines after the table: where the files are, the slowest benchmark, what failed.
+    public static func closing(_ set: ResultSet, folder: String, files: [String]) -> String {
+        var lines = ["Results: \(folder)/ (\(files.joined(separator: ", ")))"]
+        let timed = set.results.compactMap { r in
+            r.failure == nil ? r.metric(MetricName.time).map { (r, $0.summary.p50) } : nil
+        }
+        if let (slowest, p50) = timed.max(by: { $0.1 < $1.1 }) {
+            lines.append("Slowest: \(slowest.benchmark) on \(slowest.contender), \(NumberFormat.duration(p50)) per operation (p50)")
+        }
+        let failed = set.results.filter { $0.failure != nil }
+        lines.append(failed.isEmpty
+            ? "Failed: none of \(set.results.count) runs"
+            : "Failed: \(failed.count) of \(set.results.count) runs: "
+                + failed.prefix(5).map { "\($0.benchmark) on \($0.contender)" }.joined(separator: ", ")
+                + (failed.count > 5 ? ", ..." : "") + " (reasons above)")
+        return lines.joined(separator: "\n") + "\n"
     }
 }
 

@@ -17,6 +17,14 @@ public enum Baseline {
         reference.contains("/") || reference.hasSuffix(".json") ? reference : "\(folder)/\(reference).json"
     }
 
+    /// The metrics a baseline keeps: what the gate and `compare` read (time, counts, mallocs,
+    /// instructions, and the workloads' extra values), not the setup's figures nor bytes.
+    public static func gatedMetrics(_ set: ResultSet) -> Set<String> {
+        var names = Set([MetricName.time, MetricName.mallocs, MetricName.instructions] + MetricName.counts)
+        for r in set.results { for m in r.metrics where m.unit == "value" { names.insert(m.name) } }
+        return names
+    }
+
     /// Loads a result set, with a one-line reason when it cannot. `role` names it in messages.
     public static func load(_ reference: String, role: String = "baseline") throws(BaselineError) -> ResultSet {
         let path = path(for: reference)
@@ -24,7 +32,7 @@ public enum Baseline {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw BaselineError("\(role) '\(path)' cannot be read")
         }
-        do { return try JSONDecoder().decode(ResultSet.self, from: data) } catch {
+        do { return try JSONFormat.decode(data) } catch {
             throw BaselineError("\(role) '\(path)' is not a results.json: \(describe(error))")
         }
     }

@@ -99,6 +99,24 @@ public enum Gate {
         return Verdict(findings: findings, failures: failures)
     }
 
+    /// What the baseline gates that `current` did not measure (a pass left out by `--metrics`, or
+    /// an instruction pass skipped as too long), as `benchmark on contender: metric`: the gate
+    /// cannot vouch for it, so `check` fails with exit 5 rather than pass in silence.
+    public static func unchecked(baseline: ResultSet, current: ResultSet) -> [String] {
+        var missing: [String] = []
+        for new in current.results where new.failure == nil {
+            guard let old = baseline.result(new.benchmark, new.contender), old.failure == nil else { continue }
+            var gated = MetricName.counts + [MetricName.mallocs]
+            if new.contender == gatedContender { gated.append(MetricName.instructions) }
+            let timeGated = old.metric(MetricName.instructions) == nil && [ratioNumerator, ratioDenominator].contains(new.contender)
+            if timeGated { gated.append(MetricName.time) }
+            for metric in gated where old.metric(metric) != nil && new.metric(metric) == nil {
+                missing.append("\(new.benchmark) on \(new.contender): \(metric)")
+            }
+        }
+        return missing
+    }
+
     /// The name of the time-ratio finding.
     public static let timeRatio = "time ratio"
 

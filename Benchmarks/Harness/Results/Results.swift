@@ -18,16 +18,6 @@ public struct ResultSet: Sendable, Equatable, Codable {
         results.first { $0.benchmark == benchmark && $0.contender == contender }
     }
 
-    /// The same results without raw samples (summaries keep every percentile): what a baseline keeps,
-    /// a few hundred kilobytes instead of megabytes.
-    public var withoutSamples: ResultSet {
-        var copy = self
-        for i in copy.results.indices {
-            for j in copy.results[i].metrics.indices { copy.results[i].metrics[j].samples = nil }
-        }
-        return copy
-    }
-
     /// Whether any result counted instructions.
     public var hasInstructions: Bool {
         results.contains { $0.metric(MetricName.instructions) != nil }

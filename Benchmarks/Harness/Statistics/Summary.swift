@@ -33,4 +33,22 @@ public struct Summary: Sendable, Equatable, Codable {
 
     /// A single exact value, e.g. a count per operation.
     public init(single value: Double) { self.init([value]) }
+
+    /// Given fields, as read back from a file (`SummaryJSON`); `nan` for a field it left out.
+    public init(
+        samples: Int, p0: Double, p25: Double, p50: Double, p75: Double, p90: Double, p99: Double, p100: Double,
+        mean: Double, ciLow: Double?, ciHigh: Double?
+    ) {
+        self.samples = samples
+        self.p0 = p0
+        self.p25 = p25
+        self.p50 = p50
+        self.p75 = p75
+        self.p90 = p90
+        self.p99 = p99
+        self.p100 = p100
+        self.mean = mean
+        self.ciLow = ciLow
+        self.ciHigh = ciHigh
+    }
 }

@@ -13,7 +13,7 @@ enum Books {
     static let largeSets: [Parameters] =
         [10_000, 1_000_000].map { Parameters([("n", String($0)), ("visible", "50")]) }
         + [1000, 10_000, 100_000].map { Parameters([("n", String($0)), ("visible", String($0))]) }
-    static let kinds: [String: ParameterKind] = ["n": .integer, "visible": .integer]
+    static let kinds: [String: ParameterKind] = ["n": .integer(10...10_000_000), "visible": .integer(1...100_000)]
 
     static func counts(_ inv: Int, _ evals: Int, notifications: Int? = nil, unnecessary: Int = 0) -> InvalidationCounts {
         InvalidationCounts(notifications: notifications ?? inv, invalidations: inv, evaluations: evals, unnecessary: unnecessary)

@@ -12,10 +12,10 @@ enum Grid {
         var seed = "seed"
 
         init(_ p: Parameters) {
-            width = max(1, p.int("width", default: width))
-            layers = max(2, p.int("layers", default: layers))
-            sources = max(1, p.int("sources", default: sources))
-            iterations = max(1, p.int("iterations", default: iterations))
+            width = p.int("width", default: width)
+            layers = p.int("layers", default: layers)
+            sources = p.int("sources", default: sources)
+            iterations = p.int("iterations", default: iterations)
             staticFraction = p.double("static", default: staticFraction)
             readFraction = p.double("read", default: readFraction)
             seed = p["seed"] ?? seed
@@ -64,8 +64,8 @@ enum Grid {
     }
 
     static let kinds: [String: ParameterKind] = [
-        "width": .integer, "layers": .integer, "sources": .integer, "static": .number, "read": .number,
-        "iterations": .integer, "seed": .text,
+        "width": .integer(1...10_000), "layers": .integer(2...1000), "sources": .integer(1...100),
+        "static": .number(0...1), "read": .number(0...1), "iterations": .integer(1...10_000_000), "seed": .text,
     ]
 
     static func benchmarks() -> [Benchmark] {

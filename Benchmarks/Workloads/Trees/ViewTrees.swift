@@ -131,14 +131,14 @@ enum ViewTrees {
     struct Cellx: TreeFamily {
         let name = "trees/cellx"
         let parameterSets = sets("layers", [1000, 2500])
-        let parameterKinds: [String: ParameterKind] = ["layers": .integer]
+        let parameterKinds: [String: ParameterKind] = ["layers": .integer(1...10_000)]
         // Which cells change depends on the values; each batch checks glitch-freedom instead
         // (every cell evaluated at most once) and the last layer's known values at L = 1000.
         func expected(fineGrained: Bool, _: Parameters) -> Counts? { nil }
         // Tens of milliseconds an operation: too slow for callgrind.
         func instructionOperations(_: Parameters) -> Int? { nil }
         func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
-            try cellxTree(C.self, layers: max(1, p.int("layers", default: 1000)))
+            try cellxTree(C.self, layers: p.int("layers", default: 1000))
         }
     }
 
@@ -186,14 +186,14 @@ enum ViewTrees {
     struct FanOut: TreeFamily {
         let name = "trees/fan-out"
         let parameterSets = sets("properties", [10, 100, 1000])
-        let parameterKinds: [String: ParameterKind] = ["properties": .integer]
+        let parameterKinds: [String: ParameterKind] = ["properties": .integer(1...10_000)]
         func expected(fineGrained: Bool, _ p: Parameters) -> Counts? {
             let n = p.int("properties", default: 10)
             return fineGrained ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
                 : Counts(notifications: n, invalidations: n, evaluations: n, unnecessary: n - 1)
         }
         func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
-            let n = max(1, p.int("properties", default: 10))
+            let n = p.int("properties", default: 10)
             let graph = ViewGraph<C>()
             let fields = C.Fields(count: n)
             for i in 0..<n {
@@ -210,13 +210,13 @@ enum ViewTrees {
     struct Selector: TreeFamily {
         let name = "trees/selector"
         let parameterSets = sets("rows", [50])
-        let parameterKinds: [String: ParameterKind] = ["rows": .integer]
+        let parameterKinds: [String: ParameterKind] = ["rows": .integer(2...10_000)]
         func expected(fineGrained: Bool, _ p: Parameters) -> Counts? {
-            let v = max(2, p.int("rows", default: 50))
+            let v = p.int("rows", default: 50)
             return Counts(notifications: v, invalidations: v, evaluations: v, unnecessary: v - 2)
         }
         func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
-            let v = max(2, p.int("rows", default: 50))
+            let v = p.int("rows", default: 50)
             let author = C.Author(name: "A")
             let books = (0..<v).map { C.Book(id: $0, title: "B\($0)", author: author, isAvailable: true) }
             let library = C.Library(books: books)
@@ -257,13 +257,13 @@ enum ViewTrees {
     struct Coalescing: TreeFamily {
         let name = "trees/coalescing"
         let parameterSets = sets("writes", [1, 10, 100])
-        let parameterKinds: [String: ParameterKind] = ["writes": .integer]
+        let parameterKinds: [String: ParameterKind] = ["writes": .integer(1...10_000)]
         func expected(fineGrained: Bool, _ p: Parameters) -> Counts? {
-            let k = max(1, p.int("writes", default: 10))
+            let k = p.int("writes", default: 10)
             return Counts(notifications: fineGrained ? 1 : k, invalidations: 1, evaluations: 1)
         }
         func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
-            let k = max(1, p.int("writes", default: 10))
+            let k = p.int("writes", default: 10)
             let cell = C.Cell(0)
             let graph = ViewGraph<C>()
             graph.mount(ViewNode("view", depth: 0, holding: Holdings(cell), graph: graph) { Int(cell.value) })

@@ -1,0 +1,31 @@
+/// What `--metrics` selects: each group is one measuring pass's share of the metrics.
+public enum MetricGroup: String, Sendable, CaseIterable, Comparable {
+    /// The timing pass: `time` (sampled) and `setup-time`.
+    case time
+    /// The counting pass's allocation figures: `mallocs`, `bytes`, `retained-bytes`.
+    case allocations
+    /// The instruction pass (callgrind): `instructions`.
+    case instructions
+    /// The counting pass's invalidation counts and a workload's extra values (the grid's `sum`).
+    case counts
+
+    /// The group a metric belongs to.
+    public static func of(_ metric: MetricResult) -> MetricGroup {
+        switch metric.name {
+        case MetricName.time, MetricName.setupTime: .time
+        case MetricName.mallocs, MetricName.bytes, MetricName.retainedBytes: .allocations
+        case MetricName.instructions: .instructions
+        default: .counts
+        }
+    }
+
+    /// The counting pass runs when either of its groups is selected; it also checks the oracle
+    /// and the benchmark's declared counts.
+    static func needsCountingPass(_ groups: Set<MetricGroup>) -> Bool {
+        groups.contains(.counts) || groups.contains(.allocations)
+    }
+
+    public static func < (a: MetricGroup, b: MetricGroup) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}

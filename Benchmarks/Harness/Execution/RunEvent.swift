@@ -1,0 +1,11 @@
+/// What the runner reports as it goes, for progress lines.
+public enum RunEvent: Sendable {
+    /// A pass of run `index` (0-based) of `total` began: `"timing 2/3"`, `"counting"`.
+    case passBegan(index: Int, total: Int, run: PlannedRun, pass: String)
+    /// Run `index` of `total` has its timing and counting results.
+    case runEnded(index: Int, total: Int, result: BenchmarkResult)
+    /// The instruction pass began for `runs` runs, expected to take about `estimate` seconds.
+    case instructionsBegan(runs: Int, estimate: Double)
+    /// Something the user should know, one line (a skipped pass, say).
+    case note(String)
+}

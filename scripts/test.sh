@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs every test on a fresh Debian machine: installs what the tests need when missing (jemalloc,
+# valgrind's header), then
+#   1. `swift test`: all tests, jemalloc linked;
+#   2. the registrar's tests with their race windows widened (the SchedulePoints trait);
+#   3. the registrar's tests under ThreadSanitizer (jemalloc off: both replace malloc).
+# Separate build folders, so that no build undoes another. `scripts/test.sh --fast` runs step 1 only.
+# Where nothing can be installed (no root, no sudo), the tests run without jemalloc, and the
+# allocation tests say that allocation counts are unavailable.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+traits=()
+if ! scripts/install-deps.sh; then
+    echo "test.sh: could not install jemalloc and valgrind; testing without jemalloc (--disable-default-traits)" >&2
+    traits=(--disable-default-traits)
+fi
+
+swift test "${traits[@]}"
+[ "${1:-}" = --fast ] && exit 0
+swift test --scratch-path .build-schedule --traits SchedulePoints --filter LockFreeObservationTests
+swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter LockFreeObservationTests
