@@ -145,23 +145,13 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
     /// Runs once, rewrites the invalidations of the saved results to `baselineInvalidations`, and
     /// checks a second run against that baseline.
     func checkAgainstEditedBaseline(invalidations baselineInvalidations: Double) throws -> (ExitCode, String) {
-        let root = temporaryFolder()
-        let b = bench(Recorder())
-        #expect(b.main(["run", "--quick", "--samples", "5", "--filter", "books", "--output", root + "/first"]) == 0)
-        var baseline = try JSONFormat.decode(try #require(read(root + "/first/results.json")))
-        for i in baseline.results.indices {
-            let j = try #require(baseline.results[i].metrics.firstIndex { $0.name == "invalidations" })
-            baseline.results[i].metrics[j] = MetricResult(name: "invalidations", unit: "count", value: baselineInvalidations)
-        }
-        try ResultsWriter.writeFile(JSONFormat.encode(baseline), to: root + "/baseline.json")
-        try ResultsWriter.writeFile(Thresholds(timeRatioTolerance: 100).json, to: Thresholds.path(in: root + "/thresholds"))
-        var options = RunOptions()
-        options.quick = true
-        options.samples = 5
-        options.filter = "books"
-        options.output = root + "/second"
         let r = Recorder()
-        let code = try bench(r).check(baseline: root + "/baseline.json", options, thresholdsFolder: root + "/thresholds")
+        let code = try checkAgainstEdited(r) { baseline in
+            for i in baseline.results.indices {
+                let j = try #require(baseline.results[i].metrics.firstIndex { $0.name == "invalidations" })
+                baseline.results[i].metrics[j] = MetricResult(name: "invalidations", unit: "count", value: baselineInvalidations)
+            }
+        }
         return (code, r.out.withLock { $0 })
     }
 
@@ -193,4 +183,24 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         #expect(bench(missing).main(["report", "--input", root + "/none.json"]) == 5)
         #expect(missing.err.withLock { $0 } == "bench: results file '\(root)/none.json' does not exist\n")
     }
+}
+
+/// Runs the test suite's `books` benchmarks once, edits the saved results with `edit`, and checks
+/// a second run against them (time ratios within 100x: only what the test edits can fail it).
+func checkAgainstEdited(_ recorder: Recorder, edit: (inout ResultSet) throws -> Void) throws -> ExitCode {
+    let root = temporaryFolder()
+    let bench = { (r: Recorder) in
+        Bench(suite: testSuite(), executor: InProcessExecutor(), console: r.console, commandLine: ["bench", "run"])
+    }
+    #expect(bench(Recorder()).main(["run", "--quick", "--samples", "5", "--filter", "books", "--output", root + "/first"]) == 0)
+    var baseline = try JSONFormat.decode(try #require(read(root + "/first/results.json")))
+    try edit(&baseline)
+    try ResultsWriter.writeFile(JSONFormat.encode(baseline), to: root + "/baseline.json")
+    try ResultsWriter.writeFile(Thresholds(timeRatioTolerance: 100).json, to: Thresholds.path(in: root + "/thresholds"))
+    var options = RunOptions()
+    options.quick = true
+    options.samples = 5
+    options.filter = "books"
+    options.output = root + "/second"
+    return try bench(recorder).check(baseline: root + "/baseline.json", options, thresholdsFolder: root + "/thresholds")
 }

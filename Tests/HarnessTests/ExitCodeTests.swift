@@ -13,24 +13,17 @@ func quietBench(failing: Bool = false) -> Bench {
 /// Runs once, rewrites the saved invalidations to `invalidations`, and returns the exit status
 /// of `check` against that baseline (measured: 1 invalidation per operation).
 func checkStatus(againstInvalidations invalidations: Double) -> Int32 {
-    let root = temporaryFolder()
-    let bench = quietBench()
-    _ = bench.main(["run", "--quick", "--samples", "5", "--filter", "books", "--output", root + "/first"])
-    var baseline = try! JSONFormat.decode(read(root + "/first/results.json")!)
-    for i in baseline.results.indices {
-        let j = baseline.results[i].metrics.firstIndex { $0.name == "invalidations" }!
-        baseline.results[i].metrics[j] = MetricResult(name: "invalidations", unit: "count", value: invalidations)
-    }
-    try! ResultsWriter.writeFile(JSONFormat.encode(baseline), to: root + "/baseline.json")
-    let thresholds = root + "/thresholds"
-    try! ResultsWriter.writeFile(Thresholds(timeRatioTolerance: 100).json, to: Thresholds.path(in: thresholds))
-    var options = RunOptions()
-    options.quick = true
-    options.samples = 5
-    options.filter = "books"
-    options.output = root + "/second"
-    do { return try bench.check(baseline: root + "/baseline.json", options, thresholdsFolder: thresholds).rawValue } catch {
+    do {
+        return try checkAgainstEdited(Recorder()) { baseline in
+            for i in baseline.results.indices {
+                let j = try #require(baseline.results[i].metrics.firstIndex { $0.name == "invalidations" })
+                baseline.results[i].metrics[j] = MetricResult(name: "invalidations", unit: "count", value: invalidations)
+            }
+        }.rawValue
+    } catch let error as BenchError {
         return error.code.rawValue
+    } catch {
+        return -1
     }
 }
 
