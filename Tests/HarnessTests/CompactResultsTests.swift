@@ -72,6 +72,14 @@ import Testing
         let time = try #require(saved.results[0].metric("time")?.summary)
         #expect(time.p50 == 13 && time.p25 == set.results[0].metric("time")!.summary.p25 && time.samples == 7)
         #expect(time.p99.isNaN)  // not kept in a baseline
+        // Where lockfree counted instructions, they are what the gate reads: time is not kept there,
+        // nor the other contenders' instructions.
+        var counted = sampleSet()
+        for i in counted.results.indices {
+            counted.results[i].metrics.append(MetricResult(name: "instructions", unit: "instructions", value: 100))
+        }
+        let kept = try JSONFormat.decode(SummaryJSON.encode(counted, detail: .gated, keep: Baseline.gated(in: counted)))
+        #expect(kept.results.map { $0.metrics.map(\.name) } == [["mallocs", "invalidations", "instructions"], ["mallocs", "invalidations"]])
     }
 
     @Test func metricsChooseThePasses() throws {

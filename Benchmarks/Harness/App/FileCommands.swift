@@ -26,7 +26,7 @@ extension Bench {
                 "'\(input)' was measured at \(set.metadata.gitCommit), with uncommitted changes; commit and re-measure, or pass --allow-dirty")
         }
         let path = Baseline.path(for: name)
-        let text = SummaryJSON.encode(set, detail: .gated, metrics: Baseline.gatedMetrics(set))
+        let text = SummaryJSON.encode(set, detail: .gated, keep: Baseline.gated(in: set))
         do { try ResultsWriter.writeFile(text, to: path) } catch { throw BenchError(error) }
         console.out("saved \(path) (measured at commit \(set.metadata.gitCommit))\n")
     }

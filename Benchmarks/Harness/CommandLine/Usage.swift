@@ -27,7 +27,7 @@ public enum Usage {
         case "report":
             return "USAGE: bench report [--input FILE] [--output DIR] [--format csv,json,markdown]\n\nRegenerates report.md and the SVG charts (default; --format chooses: json writes the compact\nresults.json) from a results.json or samples.json (default results/latest/results.json), into DIR\n(default: the folder holding FILE).\n"
         case "baseline":
-            return "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check and compare read of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
+            return "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check reads of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
         case "compare":
             return "USAGE: bench compare A B\n\nPrints a Markdown table of every metric in A and B (baseline names or JSON files): old, new, delta,\nratio; \"(?)\" marks rows whose p25..p75 ranges overlap.\n"
         case "check":

@@ -26,8 +26,10 @@ public enum SummaryJSON {
     /// read (`gated`: the median, its quartiles and interval, the sample count).
     public enum Detail: Sendable { case full, gated }
 
-    /// `set` in the compact form; `metrics` keeps only the named metrics when given.
-    public static func encode(_ set: ResultSet, detail: Detail = .full, metrics keep: Set<String>? = nil) -> String {
+    /// `set` in the compact form; `keep` chooses the metrics of each result (all by default).
+    public static func encode(
+        _ set: ResultSet, detail: Detail = .full, keep: (BenchmarkResult, MetricResult) -> Bool = { _, _ in true }
+    ) -> String {
         let pretty = JSONEncoder()
         pretty.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let line = JSONEncoder()
@@ -38,7 +40,7 @@ public enum SummaryJSON {
         var units: [String: String] = [:]
         let rows = set.results.map { result -> String in
             var metrics: [String: Value] = [:]
-            for m in result.metrics where keep?.contains(m.name) ?? true {
+            for m in result.metrics where keep(result, m) {
                 units[m.name] = m.unit
                 metrics[m.name] = Value(m.summary, detail: detail)
             }

@@ -17,12 +17,22 @@ public enum Baseline {
         reference.contains("/") || reference.hasSuffix(".json") ? reference : "\(folder)/\(reference).json"
     }
 
-    /// The metrics a baseline keeps: what the gate and `compare` read (time, counts, mallocs,
-    /// instructions, and the workloads' extra values), not the setup's figures nor bytes.
-    public static func gatedMetrics(_ set: ResultSet) -> Set<String> {
-        var names = Set([MetricName.time, MetricName.mallocs, MetricName.instructions] + MetricName.counts)
-        for r in set.results { for m in r.metrics where m.unit == "value" { names.insert(m.name) } }
-        return names
+    /// What a baseline keeps of `set`: what the gate reads (`Gate`). Counts, mallocs and extra
+    /// values of every result; `lockfree`'s instructions; time only of the benchmarks whose time
+    /// ratio is gated (those without instruction counts). Times move in every run, so a baseline
+    /// that kept them all would change on every line when re-measured.
+    public static func gated(in set: ResultSet) -> (BenchmarkResult, MetricResult) -> Bool {
+        let counted = Set(set.results.filter {
+            $0.contender == Gate.gatedContender && $0.metric(MetricName.instructions) != nil
+        }.map(\.benchmark))
+        return { result, metric in
+            switch metric.name {
+            case MetricName.time: !counted.contains(result.benchmark)
+            case MetricName.instructions: result.contender == Gate.gatedContender
+            case MetricName.mallocs: true
+            default: MetricName.counts.contains(metric.name) || metric.unit == "value"
+            }
+        }
     }
 
     /// Loads a result set, with a one-line reason when it cannot. `role` names it in messages.
