@@ -2,8 +2,11 @@
 import PackageDescription
 
 // Dependencies point one way:
-//   bench -> Harness + Workloads -> Contenders -> LockFreeObservation -> CTrackingSupport
-//   Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
+//   bench -> Harness + Workloads -> LockFreeObservation -> CTrackingSupport
+//   Workloads -> Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
+// Every contender's models (Benchmarks/Workloads/Contenders, one file each) are compiled in the
+// module that runs them, under the same settings: no contender pays a module boundary another
+// does not (README, "Fair comparisons").
 // jemalloc is behind the default-on `Jemalloc` trait so that sanitizer builds can drop it:
 //   swift test --sanitize=thread --disable-default-traits
 // `SchedulePoints` (off by default) widens the registrar's race windows for its stress tests:
@@ -29,9 +32,6 @@ let package = Package(
             swiftSettings: [.define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"]))]
         ),
 
-        // The contenders: the same app models, one file per observation system.
-        .target(name: "Contenders", dependencies: ["LockFreeObservation"]),
-
         // The benchmark suite.
         .systemLibrary(
             name: "CJemalloc",
@@ -46,22 +46,25 @@ let package = Package(
             dependencies: ["CCallgrind", .target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
             path: "Benchmarks/Harness"
         ),
-        // The workloads are the app code every contender runs (renderer, steps): measured release
-        // builds leave out its dynamic exclusivity checks, so that the renderer's bookkeeping
-        // does not dilute what the steps measure; debug builds (the tests) keep them. The models,
-        // the contenders and the registrar keep Swift's defaults.
+        // The workloads are the app code every contender runs: the contenders' models, the renderer,
+        // the steps, in one module, as an app's models and views would be. Measured release builds
+        // leave out dynamic exclusivity checks for all of it (every contender alike; debug builds,
+        // the tests, keep them). The registrar keeps Swift's defaults.
         .target(
-            name: "Workloads", dependencies: ["Contenders", "Harness"], path: "Benchmarks/Workloads",
+            name: "Workloads", dependencies: ["LockFreeObservation", "Harness"], path: "Benchmarks/Workloads",
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         .executableTarget(
-            name: "bench", dependencies: ["Harness", "Workloads", "Contenders", "LockFreeObservation"],
+            name: "bench", dependencies: ["Harness", "Workloads", "LockFreeObservation", "probe"],
             path: "Benchmarks/bench"),
+        // An outside measurement of Apple's registrar, from nothing but Observation (README,
+        // "Agreement with an outside measurement"); bench depends on it so that it is built beside.
+        .executableTarget(name: "probe", path: "Benchmarks/probe"),
 
         .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
-        .testTarget(name: "ContendersTests", dependencies: ["Contenders"]),
+        .testTarget(name: "ContendersTests", dependencies: ["Workloads"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness"]),
-        .testTarget(name: "WorkloadsTests", dependencies: ["Workloads", "Contenders"]),
+        .testTarget(name: "WorkloadsTests", dependencies: ["Workloads"]),
     ],
     swiftLanguageModes: [.v6]
 )

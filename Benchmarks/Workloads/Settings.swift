@@ -1,4 +1,3 @@
-import Contenders
 import Harness
 
 /// A value type in a generic observable wrapper against an observable class with per-field

@@ -1,4 +1,3 @@
-import Contenders
 import Harness
 import LockFreeObservation
 import Synchronization
@@ -54,6 +53,8 @@ extension WorkloadFamily {
 protocol TreeFamily: WorkloadFamily {
     var name: String { get }
     var parameterSets: [Parameters] { get }
+    /// The sets `--full` adds.
+    var largeParameterSets: [Parameters] { get }
     var parameterKinds: [String: ParameterKind] { get }
     func expected(fineGrained: Bool, _ parameters: Parameters) -> InvalidationCounts?
     func build<C: Contender>(_: C.Type, _ parameters: Parameters) throws -> Tree<C>
@@ -63,6 +64,7 @@ protocol TreeFamily: WorkloadFamily {
 
 extension TreeFamily {
     var parameterSets: [Parameters] { [Parameters()] }
+    var largeParameterSets: [Parameters] { [] }
     var parameterKinds: [String: ParameterKind] { [:] }
     /// About 10 ms of apple's work natively, a second under callgrind.
     func instructionOperations(_ parameters: Parameters) -> Int? { 200 }
@@ -70,7 +72,8 @@ extension TreeFamily {
     func visit<C: Contender>(_: C.Type) -> [Benchmark] {
         let family = self
         return [Benchmark(
-            family: name, contender: C.name, parameterSets: parameterSets, parameterKinds: parameterKinds,
+            family: name, contender: C.name, parameterSets: parameterSets, largeParameterSets: largeParameterSets,
+            parameterKinds: parameterKinds,
             expectedCounts: { family.expected(fineGrained: C.isFineGrained, $0) },
             instructionOperations: { family.instructionOperations($0) }
         ) { params in

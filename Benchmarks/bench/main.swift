@@ -1,4 +1,3 @@
-import Contenders
 import Glibc
 import Harness
 import LockFreeObservation
@@ -26,5 +25,7 @@ if !faultInjections.isEmpty && arguments.first != ChildProcessExecutor.subcomman
 
         """)
 }
-let bench = Bench(suite: Suite.all(), faultInjections: faultInjections, buildRefusal: buildRefusal)
+let bench = Bench(
+    suite: Suite.all(), faultInjections: faultInjections, buildRefusal: buildRefusal,
+    probe: Probe.executable(beside: ChildProcessExecutor.currentExecutable))
 exit(bench.main(arguments))

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import Contenders
+@testable import Workloads
 import LockFreeObservation
 
 // The scenarios of Apple's "Managing model data in your app", run on every contender through the

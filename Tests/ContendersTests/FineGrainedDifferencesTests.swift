@@ -2,7 +2,7 @@ import Glibc
 import Observation
 import Testing
 
-@testable import Contenders
+@testable import Workloads
 import LockFreeObservation
 
 // Where lockfree and apple (Observation on Swift 6.3.1) do NOT agree. Each test pins both sides, so

@@ -1,5 +1,5 @@
-import Contenders
 import Testing
+@testable import Workloads
 
 /// Writes `value` into property `index` (0...7) of `record`.
 func setProperty<R: RecordModel>(_ record: R, _ index: Int, _ value: Int) {

@@ -6,9 +6,12 @@ import Testing
 /// Records the plans it is given and reports a fixed result, without measuring.
 final class PlanRecorder: PassExecutor {
     let plans = Mutex<[TimingPlan]>([])
+    /// `benchmark@contender` of each timing process, in the order they ran.
+    let timed = Mutex<[String]>([])
     let countingOperations = Mutex<[Int]>([])
     func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
         plans.withLock { $0.append(plan) }
+        timed.withLock { $0.append("\(run.name)@\(run.contender)") }
         return Measurer.PassReport(metrics: [MetricResult(name: "time", unit: "ns", value: 1)], failure: nil, batch: 64)
     }
     func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
@@ -43,8 +46,12 @@ final class PlanRecorder: PassExecutor {
         #expect(results[0].failure == nil)
         #expect(results[1].failure == "missed")
         #expect(recorder.countingOperations.withLock { $0 } == [100, 100, 1, 1])  // not the timing batch (64)
-        // The default mode times each run in 3 processes, each with a third of the plan.
-        #expect(recorder.plans.withLock { $0 } == Array(repeating: (0..<3).map { plan.share(3, index: $0) }, count: 4).flatMap { $0 })
+        // The default mode times each run in 3 processes, each with a third of the plan, the
+        // contenders of a benchmark alternating: a lockfree process, an apple one, and again.
+        let thirds = (0..<3).flatMap { k in [plan.share(3, index: k), plan.share(3, index: k)] }
+        #expect(recorder.plans.withLock { $0 } == thirds + thirds)
+        #expect(recorder.timed.withLock { $0 } == Array(repeating: ["a@lockfree", "a@apple"], count: 3).flatMap { $0 }
+            + Array(repeating: ["b@lockfree", "b@apple"], count: 3).flatMap { $0 })
     }
 
     @Test func timingSamplesOfSeveralProcessesArePooled() throws {
@@ -109,10 +116,10 @@ final class PlanRecorder: PassExecutor {
         let plan = TimingPlan(budgetNanoseconds: 1, maxSamples: 10)
         _ = Runner(executor: recorder).run(try runs(), plan: plan, deadline: 1, mode: .quick)
         let budgets = recorder.plans.withLock { $0 }.map { Double($0.budgetNanoseconds) / 1e9 }
-        // The recorder spends none of its budget, so each run gets the whole second left over the runs
-        // left: 1/4, 1/3, 1/2, then 1 capped at quick's 0.5 s; quick times each run in 2 processes,
-        // each with half of it.
-        let expected = [0.25, 1.0 / 3, 0.5, 0.5].flatMap { [$0 / 2, $0 / 2] }
+        // The recorder spends none of its budget, so each benchmark's runs get the whole second left
+        // over the runs left: `a`'s two 1/4, `b`'s two 1/2 (quick's cap); quick times each run in 2
+        // processes, each with half of it, the contenders alternating.
+        let expected = Array(repeating: 0.125, count: 4) + Array(repeating: 0.25, count: 4)
         #expect(budgets.count == 8)
         #expect(zip(budgets, expected).allSatisfy { abs($0 - $1) < 0.005 }, "\(budgets)")
         let tight = PlanRecorder()

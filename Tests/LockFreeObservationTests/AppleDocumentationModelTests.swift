@@ -3,7 +3,7 @@ import Testing
 import LockFreeObservation
 
 // The models of Apple's "Managing model data in your app", declared with the lock-free registrar
-// exactly as `Sources/Contenders/LockFreeContender.swift` declares them (and as the README shows):
+// exactly as `Benchmarks/Workloads/Contenders/LockFreeContender.swift` declares them (and as the README shows):
 // `@Observable class` becomes a `TrackedObject` subclass, each stored property `@Tracked(index)`.
 
 final class Author: TrackedObject {

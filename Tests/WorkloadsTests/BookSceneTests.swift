@@ -1,4 +1,3 @@
-import Contenders
 import Testing
 
 @testable import LockFreeObservation

@@ -1,4 +1,3 @@
-import Contenders
 import Harness
 import Testing
 

@@ -12,11 +12,15 @@ public struct Bench: Sendable {
     /// `nil` for a build whose figures mean something. `run`, `check` and measuring children refuse
     /// with exit 1.
     public var buildRefusal: String?
+    /// The outside measurement's executable (`Probe`), run beside the suite's `apple` primitives.
+    public var probe: String?
 
     public init(
         suite: [Benchmark], executor: any PassExecutor = ChildProcessExecutor(), console: Console = .standard,
-        commandLine: [String] = CommandLine.arguments, faultInjections: [String] = [], buildRefusal: String? = nil
+        commandLine: [String] = CommandLine.arguments, faultInjections: [String] = [], buildRefusal: String? = nil,
+        probe: String? = nil
     ) {
+        self.probe = probe
         self.faultInjections = faultInjections
         self.suite = suite
         self.executor = executor

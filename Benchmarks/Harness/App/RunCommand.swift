@@ -20,10 +20,19 @@ extension Bench {
         let results = measure(
             runs, plan: plan, deadline: options.mode.totalSeconds, mode: options.mode, metrics: options.metrics,
             quiet: options.quiet)
-        let set = ResultSet(
+        var set = ResultSet(
             metadata: MetadataCollector.collect(
                 command: commandLine, mode: options.mode.rawValue, faultInjections: faultInjections),
             results: results)
+        if let probe = probe, options.metrics.contains(.time),
+            set.results.contains(where: { $0.contender == "apple" && $0.benchmark.hasPrefix("primitives/") })
+        {
+            if let figures = Probe.measure(probe) {
+                Probe.attach(figures, to: &set)
+            } else {
+                console.err("bench: the probe (\(probe)) failed; its figures are left out\n")
+            }
+        }
         let written = try write(set, to: options.output, formats: options.formats, keepSamples: options.keepSamples)
         console.out(SummaryTable.format(set))
         let failed = reportFailures(set)

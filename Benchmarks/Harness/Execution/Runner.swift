@@ -40,13 +40,17 @@ public struct Runner: Sendable {
         self.events = events
     }
 
-    /// Measures `runs` with `plan`. With a `deadline` (seconds for all runs), each run's sampling
-    /// budget is re-planned from the time left, less the overhead (process start, setup, counting)
-    /// seen so far, within the mode's bounds: the suite ends near its deadline whatever it holds.
+    /// Measures `runs` with `plan`, one benchmark at a time, its contenders' timing processes
+    /// interleaved (`measureTogether`). With a `deadline` (seconds for all runs), each benchmark's
+    /// sampling budget is re-planned from the time left, less the overhead (process start, setup,
+    /// counting) seen so far, within the mode's bounds: the suite ends near its deadline whatever it
+    /// holds.
     public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
         let start = monotonicNanoseconds()
         var overhead = 0.0  // seconds per run beyond its sampling budget, averaged
-        var results = runs.enumerated().map { index, run in
+        var results: [BenchmarkResult] = []
+        for group in Self.byBenchmark(runs) {
+            let index = results.count
             var current = plan
             if let deadline {
                 let left = deadline - Double(monotonicNanoseconds() - start) / 1e9
@@ -56,17 +60,33 @@ public struct Runner: Sendable {
                 current.warmupNanoseconds = current.budgetNanoseconds / 10
             }
             let began = monotonicNanoseconds()
-            let result = measure(run, plan: current, processes: mode.timingProcesses) { pass in
-                events?(.passBegan(index: index, total: runs.count, run: run, pass: pass))
+            let measured = measureTogether(group, plan: current, processes: mode.timingProcesses) { offset, pass in
+                events?(.passBegan(index: index + offset, total: runs.count, run: group[offset], pass: pass))
             }
-            events?(.runEnded(index: index, total: runs.count, result: result))
-            let spent = Double(monotonicNanoseconds() - began) / 1e9
+            for (offset, result) in measured.enumerated() {
+                events?(.runEnded(index: index + offset, total: runs.count, result: result))
+            }
+            let spent = Double(monotonicNanoseconds() - began) / 1e9 / Double(group.count)
             let extra = max(0, spent - Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9)
-            overhead = (overhead * Double(index) + extra) / Double(index + 1)
-            return result
+            overhead = (overhead * Double(index) + extra * Double(group.count)) / Double(index + group.count)
+            results += measured
         }
         if metrics.contains(.instructions) { countInstructions(runs, into: &results, mode: mode) }
         return results
+    }
+
+    /// `runs` cut into consecutive runs of one benchmark (its contenders; `Selection.plan` keeps
+    /// them together).
+    static func byBenchmark(_ runs: [PlannedRun]) -> [[PlannedRun]] {
+        var groups: [[PlannedRun]] = []
+        for run in runs {
+            if let last = groups.last?.last, last.name == run.name {
+                groups[groups.count - 1].append(run)
+            } else {
+                groups.append([run])
+            }
+        }
+        return groups
     }
 
     /// How many times slower a run is under callgrind than natively (measured here: 40 to 90 for
@@ -116,47 +136,50 @@ public struct Runner: Sendable {
     }
 
     /// Times `run` in `processes` child processes, each with its share of `plan`, and pools their
-    /// samples: one process's memory layout can move a time by 1.5x or more (apple's
-    /// `track-objects-fire/objects=8` took 5.9 to 10.8 µs in different processes), and a ratio of
-    /// two contenders should not hang on it. Then counts in one more process.
-    /// Only the metrics of the selected groups are kept (`metrics`); the timing pass runs when
-    /// `time` is selected, the counting pass when `counts` or `allocations` is.
-    public func measure(
-        _ run: PlannedRun, plan: TimingPlan, processes: Int = 1, began: (String) -> Void = { _ in }
-    ) -> BenchmarkResult {
-        let timing =
-            metrics.contains(.time)
-            ? pooledTiming(run, plan: plan, processes: max(processes, 1), began: began)
-            : Measurer.PassReport(metrics: [], failure: nil, batch: 1)
-        var counting: Measurer.PassReport?
-        if timing.failure == nil && MetricGroup.needsCountingPass(metrics) {
-            began("counting")
-            counting = executor.counting(run, operations: run.benchmark.countingOperations ?? 1)
-        }
-        let kept = (timing.metrics + (counting?.metrics ?? [])).filter { metrics.contains(MetricGroup.of($0)) }
-        return BenchmarkResult(
-            benchmark: run.name, family: run.benchmark.family,
-            parameters: run.parameters,
-            contender: run.contender, metrics: kept,
-            failure: timing.failure ?? counting?.failure)
+    /// samples; then counts in one more process. See `measureTogether`.
+    public func measure(_ run: PlannedRun, plan: TimingPlan, processes: Int = 1) -> BenchmarkResult {
+        measureTogether([run], plan: plan, processes: processes)[0]
     }
 
-    func pooledTiming(
-        _ run: PlannedRun, plan: TimingPlan, processes: Int, began: (String) -> Void = { _ in }
-    ) -> Measurer.PassReport {
+    /// Times the runs of one benchmark (one per contender) in `processes` rounds of fresh
+    /// processes, each process with its share of `plan`, the contenders alternating within each
+    /// round (A B C, A B C, ...), and pools each run's samples. Speed on a shared machine moves
+    /// between modes for minutes at a time, and one process's memory layout can move a time by
+    /// 1.5x or more (apple's `track-objects-fire/objects=8` took 5.9 to 10.8 µs in different
+    /// processes): alternating puts each contender in every mode the benchmark saw, and pooling
+    /// keeps a ratio from hanging on one process. Then each run is counted in one more process.
+    /// Only the metrics of the selected groups are kept (`metrics`): the timing pass runs when
+    /// `time` is selected, the counting pass when `counts` or `allocations` is.
+    func measureTogether(
+        _ group: [PlannedRun], plan: TimingPlan, processes: Int,
+        began: (_ offset: Int, _ pass: String) -> Void = { _, _ in }
+    ) -> [BenchmarkResult] {
         // Never more processes than samples: `--samples N` caps the pooled samples.
-        let processes = min(processes, max(plan.maxSamples, 1))
-        guard processes > 1 else {
-            began("timing")
-            return executor.timing(run, plan: plan)
+        let processes = min(max(processes, 1), max(plan.maxSamples, 1))
+        var timings = Array(repeating: [Measurer.PassReport](), count: group.count)
+        if metrics.contains(.time) {
+            for round in 0..<processes {
+                for (j, run) in group.enumerated() where timings[j].last?.failure == nil {
+                    began(j, processes > 1 ? "timing \(round + 1)/\(processes)" : "timing")
+                    timings[j].append(executor.timing(run, plan: processes > 1 ? plan.share(processes, index: round) : plan))
+                }
+            }
         }
-        var reports: [Measurer.PassReport] = []
-        for index in 0..<processes {
-            began("timing \(index + 1)/\(processes)")
-            let report = executor.timing(run, plan: plan.share(processes, index: index))
-            if report.failure != nil { return report }
-            reports.append(report)
+        return group.enumerated().map { j, run in
+            let reports = timings[j]
+            let timing: Measurer.PassReport =
+                if let failed = reports.first(where: { $0.failure != nil }) { failed }
+                else if reports.count > 1 { Measurer.PassReport(pooling: reports) }
+                else { reports.first ?? Measurer.PassReport(metrics: [], failure: nil, batch: 1) }
+            var counting: Measurer.PassReport?
+            if timing.failure == nil && MetricGroup.needsCountingPass(metrics) {
+                began(j, "counting")
+                counting = executor.counting(run, operations: run.benchmark.countingOperations ?? 1)
+            }
+            let kept = (timing.metrics + (counting?.metrics ?? [])).filter { metrics.contains(MetricGroup.of($0)) }
+            return BenchmarkResult(
+                benchmark: run.name, family: run.benchmark.family, parameters: run.parameters,
+                contender: run.contender, metrics: kept, failure: timing.failure ?? counting?.failure)
         }
-        return Measurer.PassReport(pooling: reports)
     }
 }

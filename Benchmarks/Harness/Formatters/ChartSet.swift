@@ -25,8 +25,13 @@ public enum ChartSet {
             charts.append(Chart(group: "primitives", title: "primitives: time per operation", fileName: "primitives.svg", svg: svg))
         }
 
+        charts += Crossover.charts(set)
         var families: [String] = []
-        for r in set.results where r.parameter("n") != nil && !families.contains(r.family) { families.append(r.family) }
+        for r in set.results where r.parameter("n") != nil && r.parameter(Crossover.parameter) == nil
+            && !families.contains(r.family)
+        {
+            families.append(r.family)
+        }
         for family in families {
             let results = set.results.filter { $0.family == family && $0.failure == nil }
             let ns = Set(results.compactMap { $0.parameter("n") })

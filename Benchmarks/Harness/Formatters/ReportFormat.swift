@@ -20,7 +20,7 @@ public enum ReportFormat {
         if set.hasInstructions {
             out += "\nInstructions per operation are counted by \(set.metadata.instructionCounter ?? "callgrind") over the"
             out += " measured region only, for the benchmarks that declare an instruction pass: a count, not a"
-            out += " time, that repeats exactly from run to run. The gate holds their lockfree ÷ apple ratio.\n"
+            out += " time, that repeats exactly from run to run. The gate holds lockfree's.\n"
         } else if let note = set.metadata.instructionNote {
             out += "\nInstruction counts are unavailable: \(note).\n"
         }
@@ -34,6 +34,8 @@ public enum ReportFormat {
                 out += details(set, name)
             }
         }
+        out += Crossover.section(set)
+        out += Probe.section(set)
         out += "\n## Run\n\n" + metadata(set.metadata)
         return out
     }

@@ -57,10 +57,15 @@ public enum SVGChart {
     }
 
     /// A log-log line chart: one polyline with point markers per series.
-    public static func lines(title: String, xLabel: String, yLabel: String, series: [Series], yTick: (Double) -> String) -> String {
+    /// Lines on a log-log plot; with `linearX`, the x axis is linear from 0 (and points at x = 0 are
+    /// drawn).
+    public static func lines(
+        title: String, xLabel: String, yLabel: String, series: [Series], yTick: (Double) -> String, linearX: Bool = false
+    ) -> String {
         let width = 720.0, height = 440.0, left = 90.0, right = 170.0, top = 40.0, bottomMargin = 56.0
         let plotWidth = width - left - right, plotHeight = height - top - bottomMargin
-        let xs = LogAxis(series.flatMap { $0.points.map(\.x) }.filter { $0 > 0 })
+        let xValues = series.flatMap { $0.points.map(\.x) }
+        let xs: any ChartAxis = linearX ? LinearAxis(xValues.filter { $0 >= 0 }) : LogAxis(xValues.filter { $0 > 0 })
         let ys = LogAxis(series.flatMap { $0.points.map(\.y) }.filter { $0 > 0 })
         func px(_ v: Double) -> Double { left + xs.fraction(v) * plotWidth }
         func py(_ v: Double) -> Double { top + plotHeight - ys.fraction(v) * plotHeight }
@@ -79,7 +84,7 @@ public enum SVGChart {
         svg += "<text x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(height - 14))\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"
         svg += "<text x=\"18\" y=\"\(fmt(top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(fmt(top + plotHeight / 2)))\">\(escape(yLabel))</text>\n"
         for (i, s) in series.enumerated() {
-            let points = s.points.filter { $0.x > 0 && $0.y > 0 }.sorted { $0.x < $1.x }
+            let points = s.points.filter { (linearX ? $0.x >= 0 : $0.x > 0) && $0.y > 0 }.sorted { $0.x < $1.x }
             let path = points.map { "\(fmt(px($0.x))),\(fmt(py($0.y)))" }.joined(separator: " ")
             svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(color(i))\" stroke-width=\"2\"/>\n"
             for p in points {
@@ -119,8 +124,31 @@ public enum SVGChart {
     }
 }
 
+/// Where a value falls on an axis, and its tick values.
+protocol ChartAxis {
+    func fraction(_ v: Double) -> Double
+    var ticks: [Double] { get }
+}
+
+/// A linear axis from 0 to a round value at or above the largest, with 4 to 5 ticks.
+struct LinearAxis: ChartAxis {
+    var high: Double
+    var step: Double
+
+    init(_ values: [Double]) {
+        let top = max(values.max() ?? 1, 1e-12)
+        let rough = top / 4
+        let magnitude = pow(10, (log10(rough)).rounded(.down))
+        step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        high = (top / step).rounded(.up) * step
+    }
+
+    func fraction(_ v: Double) -> Double { v / high }
+    var ticks: [Double] { stride(from: 0, through: high + step / 2, by: step).map { $0 } }
+}
+
 /// A logarithmic axis spanning whole decades around positive values.
-struct LogAxis {
+struct LogAxis: ChartAxis {
     var lowExponent: Int
     var highExponent: Int
 

@@ -1,4 +1,3 @@
-import Contenders
 import Harness
 
 /// The book collection of Documentation/Workloads.md, section 3, rendered by the view graph: a `LibraryView`

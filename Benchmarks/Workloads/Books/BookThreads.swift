@@ -1,4 +1,3 @@
-import Contenders
 import Foundation
 import Harness
 

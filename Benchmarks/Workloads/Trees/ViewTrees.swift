@@ -1,4 +1,3 @@
-import Contenders
 import Harness
 
 /// Synthetic view trees (Documentation/Workloads.md, section 2): kairo cases, cellx, disjoint fan-out, selector,

@@ -1,4 +1,3 @@
-import Contenders
 import Harness
 
 /// A small SwiftUI-like renderer generic over the contender: notifications mark views dirty, a
@@ -77,11 +76,17 @@ final class ViewGraph<C: Contender> {
         if verifies { try verify() }
     }
 
+    /// Charged after each evaluation (`--param render`); none by default.
+    var renderCost = RenderCost.none
+    /// What the render cost computed, kept so that it is not optimised away.
+    private(set) var renderChecksum = 0
+
     private func evaluate(_ node: ViewNode<C>) {
         let previous = node.output
         let wasRendered = node.hasRendered
         node.hasRendered = true
         node.output = C.evaluate(node.body, holding: node.holding, observer: node, subscription: &node.subscription)
+        if renderCost.iterations > 0 { renderChecksum &+= renderCost.spend(node.output) }
         frameCounts.evaluations += 1
         if node.published != nil { derivedEvaluations += 1 }
         if wasRendered && node.output == previous { frameCounts.unnecessary += 1 }

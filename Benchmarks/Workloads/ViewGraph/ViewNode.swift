@@ -1,4 +1,3 @@
-import Contenders
 import LockFreeObservation
 
 /// A view: identity, the objects it holds, and a body that reads models and returns its output.

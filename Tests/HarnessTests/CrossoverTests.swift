@@ -1,0 +1,35 @@
+import Testing
+
+@testable import Harness
+
+/// The render cost at which lockfree's time falls to naive's.
+@Suite struct CrossoverTests {
+    @Test func interpolatesBetweenMeasuredCosts() {
+        // lockfree 10 + 1 per ns of render cost (one evaluation), naive 2 + 5 per ns (five).
+        let points = [0.0, 500, 2000, 10_000].map { c in (cost: c, a: 10 + c, b: 2 + 5 * c) }
+        #expect(Crossover.find(points) == .at(2))  // 10 + c = 2 + 5c at c = 2 ns, between 0 and 500
+        #expect(Crossover.find([(0, 5, 10), (500, 505, 2510)]) == .always)
+        #expect(Crossover.find([(0, 100, 10), (500, 600, 20)]) == .never)  // drifting apart
+        #expect(Crossover.find([(0, 100, 10), (500, 200, 60), (1000, 300, 250)]) == .beyond(1000 + 50 * 500 / 90.0))
+        #expect(Crossover.find([(0, 10, 9), (1000, 20, 30)]) == .at(1000 * 1.0 / 11))
+    }
+
+    @Test func sectionAndChartsFromAResultSet() {
+        func result(_ contender: String, _ render: Int, _ time: Double) -> BenchmarkResult {
+            BenchmarkResult(
+                benchmark: "render/books-x/n=10/render=\(render)", family: "render/books-x",
+                parameters: Parameters([("n", "10"), ("render", String(render))]), contender: contender,
+                metrics: [MetricResult(name: "time", unit: "ns", value: time)])
+        }
+        var set = sampleSet()
+        set.results = [
+            result("lockfree", 0, 100), result("naive", 0, 50), result("lockfree", 1000, 1100), result("naive", 1000, 4050),
+        ]
+        let section = Crossover.section(set)
+        #expect(section.contains("| render/books-x/n=10 | 100 ns / 50.0 ns | 1.10 µs / 4.05 µs | from about 16.7 ns |"))
+        let charts = Crossover.charts(set)
+        #expect(charts.map(\.fileName) == ["render-books-x-n10-render.svg"])
+        #expect(charts.first?.svg.contains("<polyline") == true)
+        #expect(Crossover.section(sampleSet()) == "")
+    }
+}

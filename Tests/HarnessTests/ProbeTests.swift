@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+@testable import Harness
+
+/// The outside measurement: the probe runs and prints what `bench` reads; its figures land on the
+/// `apple` results beside the suite's and in the report.
+@Suite struct ProbeTests {
+    @Test func probeRunsAndPrintsTheFourPrimitives() throws {
+        // The test bundle is built beside the package's executables.
+        let folder = (CommandLine.arguments[0] as NSString).deletingLastPathComponent
+        let probe = try #require(Probe.executable(beside: folder + "/bench"), "probe not built beside the tests")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: probe)
+        process.arguments = ["--smoke"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let lines = try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try JSONDecoder().decode(Probe.Line.self, from: Data($0.utf8))
+        }
+        #expect(lines.map(\.benchmark) == [
+            "primitives/untracked-read", "primitives/mutation-unobserved/objects=1",
+            "primitives/track-properties-fire/properties=1", "primitives/track-objects-fire/objects=64",
+        ])
+        #expect(lines.allSatisfy { $0.best > 0 && $0.best <= $0.p50 })
+    }
+
+    @Test func figuresLandBesideTheSuitesAndInTheReport() {
+        var set = sampleSet()  // books/toggle/n=10: lockfree 13 ns, apple 23 ns
+        Probe.attach(["books/toggle/n=10": 20, "primitives/other": 5], to: &set)
+        #expect(set.result("books/toggle/n=10", "apple")?.metric(Probe.metric)?.summary.p50 == 20)
+        #expect(set.result("books/toggle/n=10", "lockfree")?.metric(Probe.metric) == nil)
+        let section = Probe.section(set)
+        #expect(section.contains("| books/toggle/n=10 | 23.0 ns | 20.0 ns | 1.15 | agree |"))
+        var far = sampleSet()
+        Probe.attach(["books/toggle/n=10": 10], to: &far)
+        #expect(Probe.section(far).contains("| 2.30 | differ by more than 1.3x: no known reason |"))
+        #expect(Probe.section(sampleSet()) == "")
+        #expect(ReportFormat.format(set).contains("## Agreement with an outside measurement"))
+        #expect(Probe.executable(beside: "/nonexistent/bench") == nil)
+    }
+}
