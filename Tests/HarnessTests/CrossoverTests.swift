@@ -12,6 +12,10 @@ import Testing
         #expect(Crossover.find([(0, 100, 10), (500, 600, 20)]) == .never)  // drifting apart
         #expect(Crossover.find([(0, 100, 10), (500, 200, 60), (1000, 300, 250)]) == .beyond(1000 + 50 * 500 / 90.0))
         #expect(Crossover.find([(0, 10, 9), (1000, 20, 30)]) == .at(1000 * 1.0 / 11))
+        // With evaluation counts: as many as naive's, never, whatever the noise says; fewer, the gap
+        // over the difference.
+        #expect(Crossover.find([(0, 100, 10), (500, 200, 60), (1000, 300, 250)], evaluations: (150, 150)) == .never)
+        #expect(Crossover.find([(0, 1000, 10), (500, 1500, 760)], evaluations: (1, 1.5)) == .beyond(1980))
     }
 
     @Test func sectionAndChartsFromAResultSet() {

@@ -27,15 +27,20 @@ public enum Crossover {
         }
     }
 
-    /// `points`: cost, then the two times. Where `a` first falls to `b` or below.
-    public static func find(_ points: [(cost: Double, a: Double, b: Double)]) -> Point? {
+    /// `points`: cost, then the two times. Where `a` first falls to `b` or below. `evaluations`:
+    /// each side's view evaluations per operation, when known: the render cost multiplies them, so
+    /// with no fewer evaluations than `b`, `a` never overtakes it, and with fewer, the cost beyond the
+    /// measured ones where it does is the gap at the first cost over the difference in evaluations.
+    public static func find(_ points: [(cost: Double, a: Double, b: Double)], evaluations: (a: Double, b: Double)? = nil) -> Point? {
         let sorted = points.sorted { $0.cost < $1.cost }
         guard let first = sorted.first else { return nil }
         if first.a <= first.b { return .always }
+        if let evaluations, evaluations.a >= evaluations.b { return .never }
         for (previous, next) in zip(sorted, sorted.dropFirst()) where next.a <= next.b {
             let d0 = previous.a - previous.b, d1 = next.a - next.b
             return .at(previous.cost + d0 * (next.cost - previous.cost) / (d0 - d1))
         }
+        if let evaluations { return .beyond(first.cost + (first.a - first.b) / (evaluations.b - evaluations.a)) }
         guard sorted.count >= 2 else { return .never }
         let previous = sorted[sorted.count - 2], last = sorted[sorted.count - 1]
         let d0 = previous.a - previous.b, d1 = last.a - last.b
@@ -75,15 +80,21 @@ public enum Crossover {
                 if let a, let b { points.append((c, a, b)) }
                 cells.append(a.map(NumberFormat.duration).map { "\($0) / " + (b.map(NumberFormat.duration) ?? "–") } ?? "–")
             }
-            rows.append([name] + cells + [find(points)?.text ?? "–"])
+            let evaluations = { (c: String) in
+                results.first { $0.contender == c }?.metric(MetricName.evaluations)?.summary.p50
+            }
+            let counted = evaluations(fineGrained).flatMap { a in evaluations(publishEverything).map { (a, $0) } }
+            rows.append([name] + cells + [find(points, evaluations: counted)?.text ?? "–"])
         }
         let header = ["family"] + costs.map { "render \(NumberFormat.duration($0)): \(fineGrained) / \(publishEverything)" }
             + ["\(fineGrained) faster than \(publishEverything)"]
         return "\n## Render cost: where fine-grained observation pays\n\n"
             + "Each view evaluation is charged a render cost standing for its body and diff (`--param render=NS`,"
             + " the same work for every contender). Time per operation, p50. The last column is the render cost"
-            + " from which `\(fineGrained)` is faster than `\(publishEverything)`, interpolated between the measured"
-            + " costs.\n\n"
+            + " from which `\(fineGrained)` is faster than `\(publishEverything)`: interpolated between the two"
+            + " measured costs around it; beyond them, the gap at the smallest cost over the difference in view"
+            + " evaluations per operation; \"never\" where `\(fineGrained)` evaluates as many views as"
+            + " `\(publishEverything)`.\n\n"
             + MarkdownTable(header: header, rows: rows, rightAligned: Set(1...costs.count)).text
     }
 
