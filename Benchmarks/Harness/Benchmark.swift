@@ -29,8 +29,11 @@ public struct Benchmark: Sendable {
     /// Operations in the instruction pass for a parameter set (instructions per operation, counted
     /// by callgrind after as many warm-up operations), or `nil` for no instruction pass. Declare it
     /// for deterministic, single-threaded benchmarks whose setup is cheap: the pass runs about 50
-    /// times slower than native. Its lockfree/apple ratio is what the gate holds speed to.
+    /// times slower than native. Lockfree's count is what the gate holds speed to.
     public var instructionOperations: @Sendable (Parameters) -> Int?
+    /// Whether `--quick` runs it when no `--filter` is given (the render-cost families do not: they
+    /// answer an app-level question, and the quick suite is the CI gate's).
+    public var inQuickSuite = true
     /// Performs the setup and returns the instance to measure.
     public var make: @Sendable (Parameters) throws -> any BenchmarkInstance
 
@@ -54,6 +57,13 @@ public struct Benchmark: Sendable {
         self.countingOperations = countingOperations
         self.instructionOperations = instructionOperations
         self.make = make
+    }
+
+    /// This benchmark, left out of `--quick` unless a filter selects it.
+    public func notInQuickSuite() -> Benchmark {
+        var copy = self
+        copy.inQuickSuite = false
+        return copy
     }
 
     /// The name of this family with one parameter set: `family/key=value/...`.

@@ -10,9 +10,11 @@ enum RenderCosts {
     static let costs = [0, 500, 2000, 10_000]
     static let renderKind: ParameterKind = .integer(0...1_000_000)
 
+    /// Not in `--quick` (the CI gate's suite) unless a filter asks for them.
     static func benchmarks() -> [Benchmark] {
-        Books.stepNames.flatMap { RenderedBooks(step: $0).benchmarks }
-            + ViewTrees.kairoCases.flatMap { RenderedKairo(shape: $0.0, fine: $0.1, naive: $0.2).benchmarks }
+        (Books.stepNames.flatMap { RenderedBooks(step: $0).benchmarks }
+            + ViewTrees.kairoCases.flatMap { RenderedKairo(shape: $0.0, fine: $0.1, naive: $0.2).benchmarks })
+            .map { $0.notInQuickSuite() }
     }
 
     static func sets(_ base: [(String, String)]) -> [Parameters] {

@@ -40,6 +40,19 @@ func family(_ name: String, _ contender: String, sets: [[(String, String)]] = [[
         #expect(try names(s) == ["primitives/read@lockfree", "books/toggle/n=7/visible=5@lockfree", "trees/grid/width=3/static=0.5@lockfree"])
     }
 
+    @Test func quickLeavesOutWhatIsNotInTheQuickSuiteUnlessFiltered() throws {
+        let suite = [
+            Benchmark(family: "books/toggle", contender: "lockfree") { _ in Toggler() },
+            Benchmark(family: "render/books-toggle", contender: "lockfree") { _ in Toggler() }.notInQuickSuite(),
+        ]
+        #expect(try Selection().plan(suite).map(\.name) == ["books/toggle", "render/books-toggle"])
+        var quick = Selection()
+        quick.quick = true
+        #expect(try quick.plan(suite).map(\.name) == ["books/toggle"])
+        quick.filter = "render/"
+        #expect(try quick.plan(suite).map(\.name) == ["render/books-toggle"])
+    }
+
     @Test func usageErrors() {
         #expect(throws: UsageError("unknown contender 'nosuch' (known: apple, lockfree)")) {
             try Selection(contenders: ["nosuch"]).plan(suite)

@@ -22,7 +22,9 @@ public struct RunOptions: Sendable, Equatable {
     public var mode: RunMode { quick ? .quick : full ? .full : .standard }
 
     public var selection: Selection {
-        Selection(filter: filter, contenders: contenders, full: full, overrides: parameters)
+        var selection = Selection(filter: filter, contenders: contenders, full: full, overrides: parameters)
+        selection.quick = quick
+        return selection
     }
 }
 

@@ -5,7 +5,8 @@ public enum Usage {
     static let runOptions = """
           --filter REGEX          only benchmarks whose full name matches REGEX
           --contender A,B         only these contenders (lockfree, apple, naive, ...)
-          --quick                 smaller time budget and sample cap (the whole suite in about 3 minutes)
+          --quick                 smaller time budget and sample cap, and without the render-cost families
+                                  unless --filter names them (about 2 minutes)
           --full                  bigger budget, and each family's large parameter sets
           --samples N             at most N timing samples per benchmark
           --param KEY=VALUE       override KEY in every parameter set of the families that declare it

@@ -21,6 +21,9 @@ public struct Selection: Sendable {
     public var contenders: [String]?
     /// Adds each family's large parameter sets.
     public var full = false
+    /// Leaves out the benchmarks not in the quick suite (`Benchmark.inQuickSuite`), unless a
+    /// filter is given.
+    public var quick = false
     /// `--param key=value` overrides, in command-line order.
     public var overrides = Parameters()
 
@@ -34,7 +37,7 @@ public struct Selection: Sendable {
     /// The runs, grouped by benchmark name (each name's contenders together), in suite order.
     public func plan(_ suite: [Benchmark]) throws(UsageError) -> [PlannedRun] {
         let known = Set(suite.map(\.contender))
-        var chosen = suite
+        var chosen = quick && filter == nil ? suite.filter(\.inQuickSuite) : suite
         if let contenders {
             for c in contenders where !known.contains(c) {
                 throw UsageError("unknown contender '\(c)' (known: \(known.sorted().joined(separator: ", ")))")
