@@ -111,6 +111,43 @@ final class PlanRecorder: PassExecutor {
         #expect(none[0].metric("instructions") == nil)
     }
 
+    @Test func aRunTooLongForCallgrindIsLeftOutWithANote() throws {
+        /// Times every run at 1 ms per operation.
+        final class Slow: PassExecutor {
+            let counted = Mutex<[String]>([])
+            func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
+                Measurer.PassReport(metrics: [MetricResult(name: "time", unit: "ns", value: 1_000_000)], failure: nil, batch: 1)
+            }
+            func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+                Measurer.PassReport(metrics: [], failure: nil, batch: operations)
+            }
+            func instructions(_ runs: [(run: PlannedRun, operations: Int)]) -> [Measurer.PassReport]? {
+                counted.withLock { $0 += runs.map(\.run.name) }
+                return runs.map { _ in Measurer.PassReport(metrics: [], failure: nil, batch: 1) }
+            }
+        }
+        // 1 ms x 2 x 10 operations x 80 = 1.6 s: counted; x 1000 operations = 160 s: over quick's 30 s.
+        let suite = [
+            Benchmark(family: "short", contender: "lockfree", instructionOperations: { _ in 10 }) { _ in NoOp() },
+            Benchmark(family: "long", contender: "lockfree", instructionOperations: { _ in 1000 }) { _ in NoOp() },
+        ]
+        let slow = Slow()
+        let notes = Mutex<[String]>([])
+        let runner = Runner(executor: slow) { event in
+            if case .note(let line) = event { notes.withLock { $0.append(line) } }
+        }
+        _ = runner.run(try Selection().plan(suite), plan: TimingPlan(budgetNanoseconds: 1000, maxSamples: 2), mode: .quick)
+        #expect(slow.counted.withLock { $0 } == ["short"])
+        #expect(notes.withLock { $0 } == [
+            "instructions not counted for 1 run(s) expected to take over 30 s under callgrind: long on lockfree (~160 s)"
+        ])
+        // Not asked for: no pass at all.
+        let none = Slow()
+        _ = Runner(executor: none, metrics: [.time]).run(
+            try Selection().plan(suite), plan: TimingPlan(budgetNanoseconds: 1000, maxSamples: 2), mode: .quick)
+        #expect(none.counted.withLock { $0 } == [])
+    }
+
     @Test func deadlineSharesTheTimeLeft() throws {
         let recorder = PlanRecorder()
         let plan = TimingPlan(budgetNanoseconds: 1, maxSamples: 10)
