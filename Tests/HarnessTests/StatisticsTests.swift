@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Harness
 
@@ -73,5 +74,33 @@ import Testing
         let r = RatioEstimate(numerator: [2, 4, 6], denominator: [1, 2, 3])
         #expect(r.ratio == 2)
         #expect(r.low == nil && r.high == nil)
+    }
+}
+
+@Suite struct PairedRatioTests {
+    @Test func roundsArePairedAndTheirSpreadIsTheInterval() throws {
+        // Round 2 ran in a mode twice as slow for both: the ratio of each round is 2 exactly.
+        let same = try #require(RatioEstimate(rounds: [[2, 2, 3], [4, 4, 6]], [[1, 1, 2], [2, 2, 4]]))
+        #expect(same.ratio == 2 && same.low == 2 && same.high == 2)
+        // Rounds at 1.8 and 2.2: geometric mean, t interval with 1 degree of freedom (12.706).
+        let spread = try #require(RatioEstimate(rounds: [[1.8], [2.2]], [[1], [1]]))
+        let logs = [log(1.8), log(2.2)], mean = (logs[0] + logs[1]) / 2
+        let sd = abs(logs[0] - logs[1]) / 2.0.squareRoot()
+        #expect(abs(spread.ratio - exp(mean)) < 1e-12)
+        #expect(abs(try #require(spread.high) - exp(mean + 12.706 * sd / 2.0.squareRoot())) < 1e-9)
+        #expect(RatioEstimate(rounds: [[1]], [[1]]) == nil)  // one round: no interval to give
+        #expect(RatioEstimate.t975(degreesOfFreedom: 2) == 4.303)
+    }
+
+    @Test func pooledTimesKeepTheirProcessesAndTheRatioUsesThem() throws {
+        var set = sampleSet()
+        for i in set.results.indices {
+            let j = try #require(set.results[i].metrics.firstIndex { $0.name == "time" })
+            set.results[i].metrics[j].processes = [3, 4]
+        }
+        let paired = try #require(set.timeRatio("books/toggle/n=10", "lockfree", "apple"))
+        // lockfree [10, 11, 12] and [13, ..., 16]; apple [20, 21, 22] and [23, ..., 26].
+        #expect(abs(paired.ratio - exp((log(11.0 / 21) + log(14.5 / 24.5)) / 2)) < 1e-12)
+        #expect(set.results[0].metric("time")?.samplesByProcess == [[10, 11, 12], [13, 14, 15, 16]])
     }
 }

@@ -26,7 +26,9 @@ public enum Measurer {
                 guard let first = all.first else { continue }
                 if first.samples != nil {
                     let samples = all.flatMap { $0.samples ?? [] }
-                    metrics.append(MetricResult(name: name, unit: first.unit, summary: Summary(samples), samples: samples))
+                    metrics.append(MetricResult(
+                        name: name, unit: first.unit, summary: Summary(samples), samples: samples,
+                        processes: all.map { $0.samples?.count ?? 0 }))
                 } else {
                     let values = all.map(\.summary.p50).sorted()
                     metrics.append(MetricResult(name: name, unit: first.unit, value: values[(values.count - 1) / 2]))

@@ -13,9 +13,11 @@ public enum ReportFormat {
             out += "\n"
         }
         out += "## Headline\n\n" + headline(set)
-        out += "\nTimes are per operation: p50 / p99; `–`: not run for that contender. Ratios compare p50 times; the"
-        out += " interval is a conservative 95% interval (order-statistic intervals of both medians at 97.5%,"
-        out += " combined by Bonferroni). Below ratio 1 the reference is faster.\n"
+        out += "\nTimes are per operation: p50 / p99; `–`: not run for that contender. Ratios pair the contenders'"
+        out += " timing processes round by round (they alternate): the geometric mean of the rounds' ratios of"
+        out += " medians, with a 95% t interval over the rounds; with a single process, the ratio of the medians"
+        out += " with a conservative 95% interval (order-statistic intervals of both at 97.5%, by Bonferroni)."
+        out += " Below ratio 1 the reference is faster.\n"
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }
         if set.hasInstructions {
             out += "\nInstructions per operation are counted by \(set.metadata.instructionCounter ?? "callgrind") over the"

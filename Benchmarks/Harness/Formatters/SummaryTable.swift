@@ -51,11 +51,16 @@ extension ResultSet {
         contenders.contains("lockfree") ? "lockfree" : contenders.first
     }
 
-    /// The p50 time ratio `reference / other` for `benchmark`, with its 95% interval.
+    /// The time ratio `reference / other` for `benchmark`, with its 95% interval: from the paired
+    /// rounds of alternating processes when both have them (`RatioEstimate(rounds:)`), else the
+    /// ratio of the pooled medians with a conservative interval.
     public func timeRatio(_ benchmark: String, _ reference: String, _ other: String) -> RatioEstimate? {
         guard let ra = result(benchmark, reference), ra.failure == nil, let rb = result(benchmark, other),
             rb.failure == nil, let a = ra.metric(MetricName.time), let b = rb.metric(MetricName.time)
         else { return nil }
+        if let pa = a.samplesByProcess, let pb = b.samplesByProcess, let paired = RatioEstimate(rounds: pa, pb) {
+            return paired
+        }
         let sa = a.samples ?? [a.summary.p50], sb = b.samples ?? [b.summary.p50]
         guard !sa.isEmpty, !sb.isEmpty else { return nil }
         return RatioEstimate(numerator: sa, denominator: sb)

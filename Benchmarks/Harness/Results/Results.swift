@@ -74,12 +74,26 @@ public struct MetricResult: Sendable, Equatable, Codable {
     public var summary: Summary
     /// Raw samples in the order they were taken; `nil` for metrics measured once.
     public var samples: [Double]?
+    /// How many of `samples` each timing process took, in order, when several were pooled: the
+    /// rounds that pair contenders' processes (`RatioEstimate(rounds:)`).
+    public var processes: [Int]?
 
-    public init(name: String, unit: String, summary: Summary, samples: [Double]? = nil) {
+    public init(name: String, unit: String, summary: Summary, samples: [Double]? = nil, processes: [Int]? = nil) {
         self.name = name
         self.unit = unit
         self.summary = summary
         self.samples = samples
+        self.processes = processes
+    }
+
+    /// `samples` cut into the processes that took them; `nil` without both.
+    public var samplesByProcess: [[Double]]? {
+        guard let samples, let processes, processes.reduce(0, +) == samples.count else { return nil }
+        var start = 0
+        return processes.map { count in
+            defer { start += count }
+            return Array(samples[start..<start + count])
+        }
     }
 
     /// A metric with one exact value.

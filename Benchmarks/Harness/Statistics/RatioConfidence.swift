@@ -1,3 +1,5 @@
+import Foundation
+
 /// The ratio of two medians with a conservative 95% confidence interval.
 ///
 /// Method: each median gets its distribution-free order-statistic interval at level 97.5%
@@ -15,6 +17,34 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
         self.ratio = ratio
         self.low = low
         self.high = high
+    }
+
+    /// The ratio from paired rounds: round k timed `a` and `b` in adjacent processes (the runner
+    /// alternates contenders), and `r_k = median(a_k) / median(b_k)`. The estimate is the geometric
+    /// mean of the `r_k`; the interval, a 95% Student t interval on their logarithms (K - 1 degrees
+    /// of freedom), so it carries the variation between processes, the largest there is on these
+    /// machines, and pairing cancels what a round shares (the machine's speed at that moment).
+    /// `nil` when fewer than 2 rounds have samples on both sides.
+    public init?(rounds a: [[Double]], _ b: [[Double]]) {
+        let logs = zip(a, b).compactMap { x, y -> Double? in
+            guard !x.isEmpty, !y.isEmpty else { return nil }
+            let mx = Percentiles.value(50, sorted: x.sorted()), my = Percentiles.value(50, sorted: y.sorted())
+            return mx > 0 && my > 0 ? log(mx / my) : nil
+        }
+        guard logs.count >= 2 else { return nil }
+        let k = Double(logs.count)
+        let mean = logs.reduce(0, +) / k
+        let sd = (logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (k - 1)).squareRoot()
+        let half = Self.t975(degreesOfFreedom: logs.count - 1) * sd / k.squareRoot()
+        ratio = exp(mean)
+        low = exp(mean - half)
+        high = exp(mean + half)
+    }
+
+    /// The 0.975 quantile of Student's t distribution.
+    static func t975(degreesOfFreedom df: Int) -> Double {
+        let table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+        return df >= 1 && df <= table.count ? table[df - 1] : df > table.count ? 1.96 + 2.4 / Double(df) : .infinity
     }
 
     /// The ratio of the medians of `a` and `b` (`a / b`). Both samples must be non-empty.
