@@ -86,7 +86,7 @@ public enum Crossover {
             let counted = evaluations(fineGrained).flatMap { a in evaluations(publishEverything).map { (a, $0) } }
             rows.append([name] + cells + [find(points, evaluations: counted)?.text ?? "–"])
         }
-        let header = ["family"] + costs.map { "render \(NumberFormat.duration($0)): \(fineGrained) / \(publishEverything)" }
+        let header = ["family"] + costs.map { "render \($0 == 0 ? "0" : NumberFormat.duration($0)): \(fineGrained) / \(publishEverything)" }
             + ["\(fineGrained) faster than \(publishEverything)"]
         return "\n## Render cost: where fine-grained observation pays\n\n"
             + "Each view evaluation is charged a render cost standing for its body and diff (`--param render=NS`,"
