@@ -84,14 +84,25 @@ enum Grid {
                     instructionOperations: { Config($0).width * Config($0).layers <= 100 ? 100 : nil }
                 ) { params in
                     let grid = GridScene<C>(Config(params))
+                    // The published figures: `sum` after a run, and the derived-node evaluations of
+                    // the build and the first run together (`published-count`: it matches the
+                    // published counts wherever every leaf is read; where some are not, pull-based
+                    // engines skip what nobody reads and views do not). Then a repeat of the same
+                    // writes from where the first run ended.
+                    let build = grid.graph.derivedEvaluations
                     let first = try grid.run(offset: 0)
+                    let again = try grid.run(offset: 0)
                     FileHandle.standardError.write(Data(
-                        "trees/grid [\(C.name)] \(params.entries.map { "\($0.key)=\($0.value)" }.joined(separator: " ")): sum \(first.sum), count \(first.count) (first run)\n".utf8))
-                    var last = first
+                        ("trees/grid [\(C.name)] \(params.entries.map { "\($0.key)=\($0.value)" }.joined(separator: " ")): "
+                            + "sum \(first.sum), count \(build + first.count) (build and first run), \(again.count) (repeat)\n").utf8))
                     var runs = 0
                     return ClosureInstance(counts: { grid.graph.counts }, extra: {
-                        ["sum": first.sum, "count": Double(first.count), "last-run-count": Double(last.count)]
+                        [
+                            "sum": first.sum, "count": Double(first.count), "published-count": Double(build + first.count),
+                            "repeat-count": Double(again.count),
+                        ]
                     }) { ops in
+                        var last = again
                         for _ in 0..<ops {
                             runs += 1
                             last = try grid.run(offset: runs)
@@ -124,23 +135,29 @@ final class GridScene<C: Contender> {
                 let isStatic = random.next() < config.staticFraction
                 let output = C.Cell(0)
                 let body: () -> Int
+                // Values are Doubles, as in the published generator (JavaScript numbers): 500 layers
+                // of sums reach 1e241. Outputs carry them exactly (`ViewOutput`).
                 if isStatic {
                     body = {
                         var sum = 0.0
                         for input in inputs { sum += input.value }
-                        return Int(sum)
+                        return ViewOutput.encode(sum)
                     }
                 } else {
                     let first = inputs[0], tail = Array(inputs.dropFirst())
                     body = {
                         var sum = first.value
-                        let drop = Int(sum) & 1 == 1
-                        let dropIndex = tail.isEmpty ? -1 : Int(sum) % tail.count
-                        for (j, input) in tail.enumerated() where !(drop && j == dropIndex) { sum += input.value }
-                        return Int(sum)
+                        // JavaScript's `sum & 0x1` and `sum % tail.length` on a number: parity of
+                        // the integer (0 beyond 2^53, where doubles are even), remainder of the double.
+                        let drop = sum.truncatingRemainder(dividingBy: 2) == 1
+                        let dropIndex = drop && !tail.isEmpty ? Int(sum.truncatingRemainder(dividingBy: Double(tail.count))) : -1
+                        for (j, input) in tail.enumerated() where j != dropIndex { sum += input.value }
+                        return ViewOutput.encode(sum)
                     }
                 }
-                let node = ViewNode("grid[\(layer)][\(i)]", depth: layer, holding: Holdings(all: inputs), publishing: output, graph: graph, body: body)
+                let node = ViewNode(
+                    "grid[\(layer)][\(i)]", depth: layer, holding: Holdings(all: inputs), publishing: output,
+                    carriesDouble: true, graph: graph, body: body)
                 graph.mount(node)
                 row.append(output)
             }
@@ -154,10 +171,10 @@ final class GridScene<C: Contender> {
         }
         leaves = chosen
         let leaves = chosen
-        graph.mount(ViewNode("grid-leaves", depth: config.layers, holding: Holdings(all: leaves), graph: graph) {
+        graph.mount(ViewNode("grid-leaves", depth: config.layers, holding: Holdings(all: leaves), carriesDouble: true, graph: graph) {
             var sum = 0.0
             for leaf in leaves { sum += leaf.value }
-            return Int(sum)
+            return ViewOutput.encode(sum)
         })
     }
 

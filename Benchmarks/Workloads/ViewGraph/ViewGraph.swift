@@ -91,7 +91,10 @@ final class ViewGraph<C: Contender> {
         if node.published != nil { derivedEvaluations += 1 }
         if wasRendered && node.output == previous { frameCounts.unnecessary += 1 }
         // Publishing happens outside the body's scope, so a view never depends on its own output.
-        if let cell = node.published, cell.value != Double(node.output) { cell.value = Double(node.output) }
+        if let cell = node.published {
+            let value = node.carriesDouble ? ViewOutput.decode(node.output) : Double(node.output)
+            if cell.value != value { cell.value = value }
+        }
     }
 
     /// The oracle: every mounted view rendered from scratch must equal its incremental output.
