@@ -81,7 +81,7 @@ extension TreeFamily {
             let start = tree.graph.counts
             // Operations are numbered across runs, so alternating steps keep alternating.
             var done = 0
-            let instance = ClosureInstance(counts: { tree.graph.counts - start }) { ops in
+            let instance = ClosureInstance(counts: { tree.graph.counts - start }, extra: tree.extra) { ops in
                 for _ in 0..<ops {
                     try tree.operation(done)
                     done += 1
@@ -94,10 +94,12 @@ extension TreeFamily {
     }
 }
 
-/// A built tree: its graph, and one operation (writes, then a frame).
+/// A built tree: its graph, one operation (writes, then a frame), and values it records beside
+/// its counts (`BenchmarkInstance.extraMetrics`, gated exactly).
 struct Tree<C: Contender> {
     let graph: ViewGraph<C>
     let operation: (Int) throws -> Void
+    var extra: () -> [String: Double] = { [:] }
 }
 
 /// Parameter sets for one integer key.

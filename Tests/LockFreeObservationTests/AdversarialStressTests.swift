@@ -105,6 +105,8 @@ struct StressVerdict {
     var scopes = 0, mutations = 0, fires = 0, cancels = 0, handoffs = 0
     var doubleFires = 0
     var firesAfterCancel = 0
+    /// What each scope counted in `firesAfterCancel` did, for the failure message.
+    var lateStarts: [String] = []
     var armedOnAStaleValue = 0
     var recordsNotReturned = 0
     /// Models alive after the round, over those before (filled in by the caller).
@@ -132,7 +134,7 @@ extension RegistrarTests {
             print("adversarial stress, seed \(String(seed, radix: 16)), schedule points \(registrarHasSchedulePoints ? "on" : "off"): \(verdict.totals)")
             #expect(verdict.scopes > 5_000)
             #expect(verdict.doubleFires == 0, "one-shot scopes that fired twice")
-            #expect(verdict.firesAfterCancel == 0, "callbacks started after cancel() returned true")
+            #expect(verdict.firesAfterCancel == 0, "callbacks started after cancel() returned true: \(verdict.lateStarts)")
             #expect(verdict.armedOnAStaleValue == 0, "armed scopes whose read value changed without a fire")
             #expect(verdict.recordsNotReturned == 0, "records not back in the pool")
             #expect(verdict.modelsAlive == 0, "models the registrar kept alive")
@@ -205,7 +207,7 @@ extension RegistrarTests {
             if let left = UnsafeRawPointer(bitPattern: world.mailbox.exchange(0, ordering: .acquiring)) {
                 Unmanaged<StressModel>.fromOpaque(left).release()
             }
-            return verdict(of: world)
+            return verdict(of: world, threads: threads)
         }
 
         static func randomPairs(_ random: inout SplitMix64) -> [(node: Int, slot: Int)] {
@@ -299,7 +301,7 @@ extension RegistrarTests {
         }
 
         /// The oracles, once every thread has stopped.
-        static func verdict(of world: StressWorld) -> StressVerdict {
+        static func verdict(of world: StressWorld, threads: Int) -> StressVerdict {
             var verdict = StressVerdict()
             let scopes = world.allScopes
             verdict.scopes = scopes.count
@@ -310,12 +312,18 @@ extension RegistrarTests {
             for scope in scopes {
                 let fires = scope.fires.value
                 if !scope.continuous && fires > 1 { verdict.doubleFires += 1 }
-                // For a continuous scope the registrar decides a callback's start at an atomic load
-                // a few instructions before its body reads `cancelled`: a canceller preempting
-                // exactly there would be counted here though the start came first. One-shot
-                // scopes are checked exactly: a successful cancel and a fire exclude each other.
-                if scope.startsAfterCancel.value > 0 || (!scope.continuous && scope.cancelled.value == 1 && fires > 0) {
+                // One-shot scopes are checked exactly: a successful cancel and a fire exclude each
+                // other (both claim the state word). A continuous scope's callback is decided by a
+                // writer (an atomic load of the state) a few instructions before its closure reads
+                // `cancelled`; a cancel between the two returns true, and that one delivery still
+                // enters (README, promise 4). Each thread delivers synchronously, so at most one
+                // decided delivery per thread can enter after the cancel: more is a violation.
+                // (Seen once, under ThreadSanitizer: one late entry, counted as a failure before.)
+                let lateAllowed = scope.continuous ? threads : 0
+                if scope.startsAfterCancel.value > lateAllowed || (!scope.continuous && scope.cancelled.value == 1 && fires > 0) {
                     verdict.firesAfterCancel += 1
+                    verdict.lateStarts.append(
+                        "\(scope.continuous ? "continuous" : "one-shot"): \(scope.startsAfterCancel.value) start(s) after cancel, \(fires) fire(s)")
                 }
                 // The value oracle: a scope still armed (one-shot), or never told (continuous),
                 // read what every shared property holds now.

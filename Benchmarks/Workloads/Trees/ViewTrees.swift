@@ -132,7 +132,9 @@ enum ViewTrees {
         let parameterSets = sets("layers", [1000, 2500])
         let parameterKinds: [String: ParameterKind] = ["layers": .integer(1...10_000)]
         // Which cells change depends on the values; each batch checks glitch-freedom instead
-        // (every cell evaluated at most once) and the last layer's known values at L = 1000.
+        // (every cell evaluated at most once) and the last layer's known values at L = 1000. The
+        // last layer before and after the first batch is recorded at any L (`last-before-1` ...
+        // `last-after-4`), to compare with published tables.
         func expected(fineGrained: Bool, _: Parameters) -> Counts? { nil }
         // Tens of milliseconds an operation: too slow for callgrind.
         func instructionOperations(_: Parameters) -> Int? { nil }
@@ -173,11 +175,18 @@ enum ViewTrees {
                 throw BenchmarkFailure("trees/cellx: \(graph.derivedEvaluations - before) cell evaluations in one batch of \(4 * layers) cells (a glitch)")
             }
         }
+        let before = lastLayer()
         try batch()
-        if layers == 1000 && lastLayer() != [-2, -4, 2, 3] {
-            throw BenchmarkFailure("trees/cellx: last layer \(lastLayer()) after the batch, expected [-2, -4, 2, 3]")
+        let after = lastLayer()
+        if layers == 1000 && after != [-2, -4, 2, 3] {
+            throw BenchmarkFailure("trees/cellx: last layer \(after) after the batch, expected [-2, -4, 2, 3]")
         }
-        return Tree(graph: graph) { _ in try batch() }
+        var values: [String: Double] = [:]
+        for k in 0..<4 {
+            values["last-before-\(k + 1)"] = Double(before[k])
+            values["last-after-\(k + 1)"] = Double(after[k])
+        }
+        return Tree(graph: graph, operation: { _ in try batch() }, extra: { values })
     }
 
     // MARK: Fan-out, selector, isolation, coalescing
