@@ -25,6 +25,8 @@ if !faultInjections.isEmpty && arguments.first != ChildProcessExecutor.subcomman
 
         """)
 }
+// One render-cost calibration for the run, inherited by every measuring child.
+if arguments.first != ChildProcessExecutor.subcommand { RenderCalibration.share() }
 let bench = Bench(
     suite: Suite.all(), faultInjections: faultInjections, buildRefusal: buildRefusal,
     probe: Probe.executable(beside: ChildProcessExecutor.currentExecutable))

@@ -100,7 +100,7 @@ import Testing
         let r = Recorder()
         var baseline: ResultSet?
         // In process, nothing counts instructions: a baseline that gates them cannot be checked.
-        #expect(throws: BenchError.self) {
+        let error = #expect(throws: BenchError.self) {
             try checkAgainstEdited(r) { set in
                 for i in set.results.indices where set.results[i].contender == "lockfree" {
                     set.results[i].metrics.append(MetricResult(name: "instructions", unit: "instructions", value: 1000))
@@ -108,6 +108,7 @@ import Testing
                 baseline = set
             }
         }
+        #expect(error?.code == .baselineUnusable)
         #expect(r.err.withLock { $0 }.contains("not checked: books/toggle/n=10 on lockfree: instructions\n"))
         let edited = try #require(baseline)
         #expect(Gate.unchecked(baseline: edited, current: edited) == [])

@@ -30,7 +30,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
             "baseline (or report/compare input) missing or unreadable; check: from another toolchain or allocator,\n"
                 + "      from a build with injected faults, with instruction counts that cannot be counted here,\n"
                 + "      or gating figures this run did not measure (--metrics, an instruction pass skipped as too long)"
-        case .usage: "usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter)"
+        case .usage:
+            "usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter);\n"
+                + "      baseline save: results measured with uncommitted changes (without --allow-dirty)"
         case .cannotWrite: "the results folder cannot be written"
         }
     }

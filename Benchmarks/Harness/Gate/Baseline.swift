@@ -17,22 +17,10 @@ public enum Baseline {
         reference.contains("/") || reference.hasSuffix(".json") ? reference : "\(folder)/\(reference).json"
     }
 
-    /// What a baseline keeps of `set`: what the gate reads (`Gate`). Counts, mallocs and extra
-    /// values of every result; `lockfree`'s instructions; time only of the benchmarks whose time
-    /// ratio is gated (those without instruction counts). Times move in every run, so a baseline
-    /// that kept them all would change on every line when re-measured.
+    /// What a baseline keeps of `set`: what the gate reads (`Gate.reads`). Times move in every run,
+    /// so a baseline that kept them all would change on every line when re-measured.
     public static func gated(in set: ResultSet) -> (BenchmarkResult, MetricResult) -> Bool {
-        let counted = Set(set.results.filter {
-            $0.contender == Gate.gatedContender && $0.metric(MetricName.instructions) != nil
-        }.map(\.benchmark))
-        return { result, metric in
-            switch metric.name {
-            case MetricName.time: !counted.contains(result.benchmark)
-            case MetricName.instructions: result.contender == Gate.gatedContender
-            case MetricName.mallocs: true
-            default: MetricName.counts.contains(metric.name) || metric.unit == "value"
-            }
-        }
+        { result, metric in Gate.reads(metric, of: result, counted: Gate.countsInstructions(set, result.benchmark)) }
     }
 
     /// Loads a result set, with a one-line reason when it cannot. `role` names it in messages.

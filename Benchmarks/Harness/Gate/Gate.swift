@@ -106,15 +106,29 @@ public enum Gate {
         var missing: [String] = []
         for new in current.results where new.failure == nil {
             guard let old = baseline.result(new.benchmark, new.contender), old.failure == nil else { continue }
-            var gated = MetricName.counts + [MetricName.mallocs]
-            if new.contender == gatedContender { gated.append(MetricName.instructions) }
-            let timeGated = old.metric(MetricName.instructions) == nil && [ratioNumerator, ratioDenominator].contains(new.contender)
-            if timeGated { gated.append(MetricName.time) }
-            for metric in gated where old.metric(metric) != nil && new.metric(metric) == nil {
-                missing.append("\(new.benchmark) on \(new.contender): \(metric)")
+            let counted = countsInstructions(baseline, new.benchmark)
+            for metric in old.metrics where reads(metric, of: old, counted: counted) && new.metric(metric.name) == nil {
+                missing.append("\(new.benchmark) on \(new.contender): \(metric.name)")
             }
         }
         return missing
+    }
+
+    /// Whether the gate reads `metric` of `result` (`evaluate`): counts, mallocs and a workload's
+    /// values of every run; `lockfree`'s instructions; and the time of the ratio's two contenders
+    /// in a benchmark where `lockfree`'s instructions are not `counted`. What a baseline keeps.
+    public static func reads(_ metric: MetricResult, of result: BenchmarkResult, counted: Bool) -> Bool {
+        switch metric.name {
+        case MetricName.time: !counted && [ratioNumerator, ratioDenominator].contains(result.contender)
+        case MetricName.instructions: result.contender == gatedContender
+        case MetricName.mallocs: true
+        default: MetricName.counts.contains(metric.name) || metric.unit == "value"
+        }
+    }
+
+    /// Whether `set` counted `lockfree`'s instructions in `benchmark` (then speed is gated on them).
+    static func countsInstructions(_ set: ResultSet, _ benchmark: String) -> Bool {
+        set.result(benchmark, gatedContender)?.metric(MetricName.instructions) != nil
     }
 
     /// The name of the time-ratio finding.

@@ -1,7 +1,11 @@
+import Foundation
+
 /// What a view's body and its diff cost in a real app, standing in for them: `nanoseconds` of real
-/// computation per view evaluation, charged by the view graph after each body, the same code for
-/// every contender. A dependent multiply-add chain the optimizer cannot remove (its result is
-/// kept by the graph), sized by a calibration this process makes once.
+/// computation per view evaluation, charged by the view graph after each body, the same code and
+/// the same work for every contender. A dependent multiply-add chain the optimizer cannot remove
+/// (its result is kept by the graph), sized by one calibration per run: `bench` calibrates before
+/// it starts any child and hands the figure to them (`RenderCalibration.share`), so that a child
+/// that happens to run while the machine is slow does not get less work than the others.
 struct RenderCost: Sendable {
     /// Iterations of the chain per evaluation; 0 costs nothing (the registrar families).
     let iterations: Int
@@ -22,8 +26,17 @@ struct RenderCost: Sendable {
         return Int(truncatingIfNeeded: x >> 33)
     }
 
-    /// Iterations per nanosecond here: the best of 5 rounds of 200,000 iterations.
+    /// Iterations per nanosecond: the run's calibration when `bench` shared one, else this
+    /// process's own.
     static let iterationsPerNanosecond: Double = {
+        if let shared = ProcessInfo.processInfo.environment[RenderCalibration.variable].flatMap(Double.init), shared > 0 {
+            return shared
+        }
+        return calibrate()
+    }()
+
+    /// The best of 5 rounds of 200,000 iterations here.
+    static func calibrate() -> Double {
         let probe = RenderCost(iterations: 200_000)
         var best = UInt64.max
         var sink = 0
@@ -36,5 +49,15 @@ struct RenderCost: Sendable {
         }
         // The sink's last bit keeps the calls (a 1e-30 share of the figure).
         return Double(probe.iterations) / Double(best) + Double(sink & 1) * 1e-30
-    }()
+    }
+}
+
+/// One render-cost calibration for a whole run.
+public enum RenderCalibration {
+    static let variable = "BENCH_RENDER_ITERATIONS_PER_NS"
+
+    /// Calibrates in this process and puts the figure in the environment its children inherit.
+    public static func share() {
+        setenv(variable, String(RenderCost.iterationsPerNanosecond), 1)
+    }
 }
