@@ -29,13 +29,21 @@ struct ScopeRecord: ~Copyable {
     // saw in-flight reach 0 (acquire-release) before pushing the record back (release).
     @usableFromInline var onChange: (@Sendable () -> Void)?
     @usableFromInline var observer: (any ChangeObserver)?
-    /// Atomic (relaxed), unlike the rest of the payload: a mutation reads it in `TrackingScope.claimCallback`
-    /// *before* its compare-and-swap decides whether it wins, from a slot that may be stale while
-    /// another thread re-arms the recycled record. The acquire load of `armed(g)` that precedes the
-    /// read orders it after the arming write; a value from a later incarnation only comes with a
-    /// generation change, which makes the compare-and-swap fail. (A plain `Bool` was a data race,
-    /// reported by ThreadSanitizer under the stress test.)
-    @usableFromInline let isContinuous: Atomic<Bool>
+    /// One of `ScopeKind`'s raw values. Atomic (relaxed), unlike the rest of the payload: a mutation
+    /// reads it in `TrackingScope.claimCallback` *before* its compare-and-swap decides whether it
+    /// wins, from a slot that may be stale while another thread re-arms the recycled record. The
+    /// acquire load of `armed(g)` that precedes the read orders it after the arming write; a value
+    /// from a later incarnation only comes with a generation change, which makes the
+    /// compare-and-swap fail. (A plain field was a data race, reported by ThreadSanitizer under the
+    /// stress test.)
+    @usableFromInline let kind: Atomic<UInt8>
+
+    // A reusable scope's dependencies, touched only by the thread that runs or cancels it: the last
+    // run's, and a spare buffer the next run builds into. Kept when the record is recycled, so a
+    // view mounted in place of another allocates nothing.
+    var dependencies = DependencyBuffer()
+    var dependencyCount = 0
+    var spare = DependencyBuffer()
 
     init() {
         state = Atomic(0)
@@ -43,6 +51,18 @@ struct ScopeRecord: ~Copyable {
         watchedSlots = Atomic(0)
         onChange = nil
         observer = nil
-        isContinuous = Atomic(false)
+        kind = Atomic(0)
     }
+}
+
+/// What a scope does when a property it watches is about to change (`ScopeRecord.kind`).
+@usableFromInline
+enum ScopeKind: UInt8 {
+    /// `withTracking`: its callback runs once, and the scope closes.
+    case oneShot = 0
+    /// `observeChanges`: its callback runs at every change until it is cancelled.
+    case continuous = 1
+    /// `ReusableScope`: its callback runs once per run, and the scope waits, keeping its slots,
+    /// for its next run.
+    case reusable = 2
 }

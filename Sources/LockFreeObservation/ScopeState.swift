@@ -2,13 +2,18 @@
 ///
 ///     bits 32..<64  generation   bumped each time the record is recycled; below `generationLimit`
 ///     bits  8..<32  in flight    callbacks claimed and not yet finished (one-shot: 0 or 1)
-///     bits  0..< 8  phase        0 free, 1 armed, 2 closing
+///     bits  0..< 8  phase        0 free, 1 armed, 2 closing, 3 idle (a reusable scope between runs)
 ///
 /// Legal transitions (each by one compare-and-swap, except where noted):
 /// - free(g)              -> armed(g, 0)        by the arming thread (a store: the record is its own)
+/// - free(g)              -> idle(g, 0)         a reusable scope is created (a store, likewise)
 /// - armed(g, n)          -> armed(g, n + 1)    a mutation claims a continuous observer's callback
 /// - armed(g, 0)          -> closing(g, 1)      a mutation wins a one-shot scope: the single `onChange`
+/// - armed(g, n)          -> idle(g, n + 1)     a mutation wins a reusable scope's run
+/// - armed(g, n)          -> idle(g, n)         a reusable scope's run begins (its owner)
+/// - idle(g, n)           -> armed(g, n)        a reusable scope's run ends (its owner)
 /// - armed(g, n)          -> closing(g, n)      cancellation
+/// - idle(g, n)           -> closing(g, n)      a reusable scope is cancelled (its owner)
 /// - x(g, n)              -> x(g, n - 1)        a claimed callback finished or was dropped (a subtraction)
 /// - closing(g, 0)        -> free(g + 1)        whoever brought in-flight to 0 recycles the record
 ///                                              (or retires it for good when g + 1 reaches the limit)
@@ -16,6 +21,9 @@
 /// A continuous callback claimed while armed runs only if its scope is still armed when it is about
 /// to start (an acquire load, linearised before any later `cancel()`); otherwise it is dropped. So
 /// a `cancel()` that returned `true` is never followed by a callback start.
+///
+/// While a record is armed or idle for generation g, the slots written for g are *held*: no
+/// other scope may reuse them and no scan empties them (`SlotContent.isHeld(in:)`).
 @usableFromInline
 struct ScopeState: Equatable {
     @usableFromInline var raw: UInt64
@@ -23,7 +31,7 @@ struct ScopeState: Equatable {
     /// The phase field, bits 0..<8.
     @usableFromInline
     enum Phase: UInt64 {
-        case free = 0, armed = 1, closing = 2
+        case free = 0, armed = 1, closing = 2, idle = 3
     }
 
     @usableFromInline static let oneInFlight: UInt64 = 1 << 8
@@ -46,6 +54,7 @@ struct ScopeState: Equatable {
     @inlinable var phase: Phase? { Phase(rawValue: raw & Self.phaseBits) }
     @inlinable var isArmed: Bool { raw & Self.phaseBits == Phase.armed.rawValue }
     @inlinable var isFree: Bool { raw & Self.phaseBits == Phase.free.rawValue }
+    @inlinable var isIdle: Bool { raw & Self.phaseBits == Phase.idle.rawValue }
     /// A closed scope whose last callback has finished: its record goes back to the pool.
     @inlinable var isDone: Bool { raw & Self.phaseBits == Phase.closing.rawValue && inFlight == 0 }
 
@@ -54,12 +63,30 @@ struct ScopeState: Equatable {
     /// free(g) -> armed(g, 0).
     @inlinable var armed: ScopeState { ScopeState(generation: generation, phase: .armed) }
 
-    /// armed(g, n) -> closing(g, n): cancellation.
-    @inlinable var cancelled: ScopeState { ScopeState(raw: (raw & ~Self.phaseBits) | Phase.closing.rawValue) }
+    /// free(g) -> idle(g, 0).
+    @inlinable var idle: ScopeState { ScopeState(generation: generation, phase: .idle) }
 
-    /// armed(g, n) -> armed(g, n + 1) (continuous) or armed(g, 0) -> closing(g, 1) (one-shot).
-    @inlinable func claimed(continuous: Bool) -> ScopeState {
-        ScopeState(raw: (continuous ? raw : (raw & ~Self.phaseBits) | Phase.closing.rawValue) &+ Self.oneInFlight)
+    /// armed(g, n) or idle(g, n) -> closing(g, n): cancellation.
+    @inlinable var cancelled: ScopeState { withPhase(.closing) }
+
+    /// armed(g, n) -> idle(g, n): a reusable scope's run begins.
+    @inlinable var disarmed: ScopeState { withPhase(.idle) }
+
+    /// idle(g, n) -> armed(g, n): a reusable scope's run ends.
+    @inlinable var rearmed: ScopeState { withPhase(.armed) }
+
+    @inlinable func withPhase(_ phase: Phase) -> ScopeState {
+        ScopeState(raw: (raw & ~Self.phaseBits) | phase.rawValue)
+    }
+
+    /// armed(g, n) -> armed(g, n + 1) (continuous), armed(g, 0) -> closing(g, 1) (one-shot), or
+    /// armed(g, n) -> idle(g, n + 1) (reusable).
+    @inlinable func claimed(_ kind: ScopeKind) -> ScopeState {
+        switch kind {
+        case .continuous: ScopeState(raw: raw &+ Self.oneInFlight)
+        case .oneShot: ScopeState(raw: withPhase(.closing).raw &+ Self.oneInFlight)
+        case .reusable: ScopeState(raw: withPhase(.idle).raw &+ Self.oneInFlight)
+        }
     }
 
     /// closing(g, 0) -> free(g + 1): recycled (retired instead at the generation limit).
@@ -153,6 +180,11 @@ struct SlotContent {
     /// The same slot, no longer straddling.
     @inlinable var settled: SlotContent { SlotContent(raw: raw & ~Self.straddlingBit) }
 
+    /// The 64-property word of the properties this slot watches.
+    var word: UInt32 {
+        raw & Self.maskForm != 0 ? 0 : UInt32(truncatingIfNeeded: (raw & 0x7FFF) >> 6)
+    }
+
     /// Whether this slot watches `property`.
     @inlinable func watches(_ property: Int) -> Bool {
         let low = raw & 0xFFFF
@@ -166,5 +198,11 @@ struct SlotContent {
     /// generation never reaches `ScopeState.generationLimit` while it can be armed.
     @inlinable func isLive(in state: ScopeState) -> Bool {
         state.isArmed && state.generation == generation
+    }
+
+    /// Whether the incarnation this slot was written for still holds it: armed, or a reusable
+    /// scope idle between runs, which keeps its slots for its next run.
+    @inlinable func isHeld(in state: ScopeState) -> Bool {
+        (state.isArmed || state.isIdle) && state.generation == generation
     }
 }

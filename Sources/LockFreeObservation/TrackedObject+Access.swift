@@ -20,35 +20,79 @@ extension TrackedObject {
         }
     }
 
-    /// A repeated read finds this object's entry through the hint and sets its bit; anything else
-    /// goes to `_appendAccess` (out of line, so the repeated read needs no stack frame).
+    /// A read in a reusable scope's run that matches the next of its previous dependencies costs a
+    /// compare and a load of the write word, written to the scope's own memory; a repeated read
+    /// finds its entry through the thread's `seen` table; anything else goes to `_appendAccess`
+    /// (out of line, so the common reads need no stack frame). Nothing here writes to the object.
     @inline(__always)
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let word = UInt32(truncatingIfNeeded: property >> 6)
-        // Relaxed: the hint is only a guess, checked against this thread's own buffer. One unsigned
-        // compare checks scopeStart <= hint < count.
-        let hint = _entryHint.load(ordering: .relaxed) &- 1
-        let start = thread.pointee.scopeStart
-        if UInt(bitPattern: hint &- start) < UInt(bitPattern: thread.pointee.count &- start) {
-            let entry = thread.pointee.entries.unsafelyUnwrapped + hint
-            if UInt(bitPattern: entry.pointee.object) == UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) {
-                if entry.pointee.word == word {
-                    entry.pointee.mask |= 1 << UInt64(property & 63)
+        let bit: UInt64 = 1 << UInt64(property & 63)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let seen = tracking_seen_slot(thread, me).unsafelyUnwrapped
+        let cursorActive = thread.pointee.cursorDepth == thread.pointee.depth
+        if cursorActive {
+            let next = thread.pointee.cursor
+            if next < thread.pointee.dependencyCount {
+                let dependency = Dependency.at(thread.pointee.dependencies, next)
+                if dependency.pointee.object == me && dependency.pointee.word == word {
+                    dependency.pointee.keep(bit, version: _writes.load(ordering: .acquiring))
+                    thread.pointee.cursor = next &+ 1
+                    seen.pointee = tracking_seen(object: me, index: -1 &- next)
                     return
                 }
-                _recordAccessOfAnotherWord(property, thread, hinted: hint)
-                return
+            }
+        }
+        if seen.pointee.object == me {
+            let index = seen.pointee.index
+            if index >= 0 {
+                // One unsigned compare checks scopeStart <= index < count.
+                let start = thread.pointee.scopeStart
+                if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start) {
+                    let entry = thread.pointee.entries.unsafelyUnwrapped + index
+                    if entry.pointee.object == me {
+                        if entry.pointee.word == word {
+                            entry.pointee.mask |= bit
+                            return
+                        }
+                        _recordAccessOfAnotherWord(property, thread, hinted: index)
+                        return
+                    }
+                }
+            } else if cursorActive && -1 &- index < thread.pointee.cursor {
+                let dependency = Dependency.at(thread.pointee.dependencies, -1 &- index)
+                if dependency.pointee.object == me && dependency.pointee.word == word && dependency.pointee.read != 0 {
+                    dependency.pointee.read |= bit
+                    return
+                }
             }
         }
         _appendAccess(property, thread, previous: -1)
     }
 
-    /// A first read of this object in this scope, or one the hint did not find: a new entry
-    /// records the object's write count, loaded before the caller reads the value. `previous`
-    /// links it to this scope's entry of the same object for another word, if any.
+    /// A first read of this object in this scope, or one `seen` did not find: in a reusable
+    /// scope's run, the dependency after the expected one may match (the one expected was dropped);
+    /// otherwise a new entry records the object's write count, loaded before the caller reads the
+    /// value. `previous` links it to this scope's entry of the same object for another word, if any.
     @inline(never)
     final func _appendAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, previous: Int) {
         precondition(UInt(bitPattern: property) < UInt(TrackedObject.propertyLimit), "property index out of range")
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let word = UInt32(truncatingIfNeeded: property >> 6)
+        let cursorActive = thread.pointee.cursorDepth == thread.pointee.depth
+        if cursorActive {
+            let skipped = thread.pointee.cursor
+            if skipped &+ 1 < thread.pointee.dependencyCount {
+                let dependency = Dependency.at(thread.pointee.dependencies, skipped &+ 1)
+                if dependency.pointee.object == me && dependency.pointee.word == word {
+                    Dependency.at(thread.pointee.dependencies, skipped).pointee.read = 0
+                    dependency.pointee.keep(1 << UInt64(property & 63), version: _writes.load(ordering: .acquiring))
+                    thread.pointee.cursor = skipped &+ 2
+                    tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -2 &- skipped)
+                    return
+                }
+            }
+        }
         if thread.pointee.count == thread.pointee.capacity { tracking_grow_entries(thread) }
         let index = thread.pointee.count
         // Acquire: every write that ended before this load has its store visible to the caller's
@@ -58,14 +102,14 @@ extension TrackedObject {
         (thread.pointee.entries.unsafelyUnwrapped + index).initialize(
             to: tracking_entry(
                 object: Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63), version: writes,
-                word: UInt32(truncatingIfNeeded: property >> 6), ownWrites: 0,
-                previous: Int32(truncatingIfNeeded: previous)))
+                word: word, ownWrites: 0, previous: Int32(truncatingIfNeeded: previous),
+                position: Int32(truncatingIfNeeded: cursorActive ? thread.pointee.cursor : 0), dependency: -1))
         thread.pointee.count = index &+ 1
-        _entryHint.store(index &+ 1, ordering: .relaxed)
+        tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: index)
         _schedulePoint()
     }
 
-    /// The hinted entry (in this scope) is this object's, for another 64-property word: the
+    /// The entry `seen` found (in this scope) is this object's, for another 64-property word: the
     /// object's other entries in this scope are found through their `previous` links, so a scope
     /// holds one entry per object and word however its reads alternate.
     @inline(never)

@@ -106,9 +106,17 @@ extension TrackedObject {
     final func _countOwnWrite() {
         let thread = tracking_thread_state()!
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let entries = thread.pointee.entries!
-        for i in 0..<thread.pointee.count where entries[i].object == me {
-            entries[i].ownWrites &+= 1
+        if let entries = thread.pointee.entries {
+            for i in 0..<thread.pointee.count where entries[i].object == me {
+                entries[i].ownWrites &+= 1
+            }
+        }
+        // The running reusable scope's kept dependencies read so far.
+        if thread.pointee.cursorDepth != 0 {
+            for i in 0..<thread.pointee.cursor {
+                let dependency = Dependency.at(thread.pointee.dependencies, i)
+                if dependency.pointee.object == me && dependency.pointee.read != 0 { dependency.pointee.ownWrites &+= 1 }
+            }
         }
     }
 

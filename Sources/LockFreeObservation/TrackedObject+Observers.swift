@@ -4,8 +4,8 @@ import Synchronization
 extension TrackedObject {
     /// Publishes `content` in a free slot of this object. Lock-free: a slot is claimed by
     /// compare-and-swap from empty, or from a dead scope's content; a full chain grows by one block.
-    @usableFromInline
-    final func _insertObserver(_ content: SlotContent) {
+    @usableFromInline @discardableResult
+    final func _insertObserver(_ content: SlotContent) -> UnsafeMutablePointer<Atomic<UInt64>> {
         let first = _firstBlock()
         let start = first.hint.pointee.load(ordering: .relaxed)
         // Look from the hint to the end, then from the start to the hint; append only when the
@@ -20,7 +20,7 @@ extension TrackedObject {
                 if low < high {
                     for i in low..<high where Self._claim(current.slot(i), for: content) {
                         first.hint.pointee.store(position + i + 1, ordering: .relaxed)
-                        return
+                        return current.slot(i)
                     }
                 }
                 position += capacity
@@ -38,9 +38,9 @@ extension TrackedObject {
         let appended = Self._append(after: last)
         for i in 0..<appended.capacity where Self._claim(appended.slot(i), for: content) {
             first.hint.pointee.store(position + last.capacity + i + 1, ordering: .relaxed)
-            return
+            return appended.slot(i)
         }
-        _insertObserver(content)
+        return _insertObserver(content)
     }
 
     /// The observer slots allocated for this object (diagnostics and tests).
@@ -77,10 +77,10 @@ extension TrackedObject {
         return SlotBlock(address: current)!
     }
 
-    /// Claims `slot` for `content` if it is empty or holds a dead scope.
+    /// Claims `slot` for `content` if it is empty or its scope no longer holds it.
     private static func _claim(_ slot: UnsafeMutablePointer<Atomic<UInt64>>, for content: SlotContent) -> Bool {
         let old = slot.pointee.load(ordering: .acquiring)
-        if old != 0 && _isLive(SlotContent(raw: old)) { return false }
+        if old != 0 && _isHeld(SlotContent(raw: old)) { return false }
         // seq_cst: the slot write is the first store of the installer's Dekker half (see `_observed`).
         return slot.pointee.compareExchange(
             expected: old, desired: content.raw, ordering: .sequentiallyConsistent
@@ -88,10 +88,10 @@ extension TrackedObject {
     }
 
     @inline(__always)
-    static func _isLive(_ content: SlotContent) -> Bool {
+    static func _isHeld(_ content: SlotContent) -> Bool {
         let state = ScopeState(
             raw: ScopeTable.shared.record(content.record).pointee.state.load(ordering: .acquiring))
-        return content.isLive(in: state)
+        return content.isHeld(in: state)
     }
 
     /// Claims every live scope that watches `property` (strictly once for one-shot scopes), then
@@ -120,21 +120,23 @@ extension TrackedObject {
                 let content = SlotContent(raw: raw)
                 if straddlersOnly && !content.isStraddling { continue }
                 let record = table.record(content.record)
-                var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
-                guard content.isLive(in: state) else {
+                // seq_cst: a reusable scope arms its record (seq_cst) after its slots are in place
+                // and before it loads the write word: the Dekker pair of `ReusableScope.run`.
+                var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
+                guard content.isHeld(in: state) else {
                     // A fired or cancelled scope: empty the slot (losing the race is fine).
                     if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
                         firstFreed = min(firstFreed, position + i)
                     }
                     continue
                 }
-                guard content.watches(property) else { continue }
+                guard state.isArmed, content.watches(property) else { continue }
                 if TrackingScope.claimCallback(record, &state) {
                     if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
                     thread.pointee.pending[thread.pointee.pendingCount] = content.record
                     thread.pointee.pendingCount += 1
                 }
-                if !state.isArmed {
+                if !content.isHeld(in: state) {
                     // A closed one-shot scope's slot is emptied.
                     if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
                         firstFreed = min(firstFreed, position + i)

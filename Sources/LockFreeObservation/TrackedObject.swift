@@ -2,7 +2,7 @@ import Synchronization
 
 /// The base class of models observed with the lock-free registrar.
 ///
-/// Its registrar state lives inline in the object (four words), so creating and destroying a model
+/// Its registrar state lives inline in the object (three words; a tracked read writes none of them), so creating and destroying a model
 /// allocates nothing beyond the object itself; observer slots are allocated on first observation.
 ///
 /// Declare properties with `@Tracked(index)`, one small distinct index per property of the class
@@ -67,9 +67,6 @@ open class TrackedObject {
     /// see exactly that many writes of one object between its first read and its install to miss
     /// one.
     @usableFromInline let _writes = Atomic<UInt64>(0)
-    /// 1 + the index of this object's entry in the reading thread's access buffer (a hint, verified
-    /// before use), so a repeated tracked read finds its entry without a search.
-    @usableFromInline let _entryHint = Atomic<Int>(0)
     /// The first `SlotBlock`'s address, or 0. Set once by compare-and-swap.
     @usableFromInline let _slots = Atomic<UInt>(0)
 

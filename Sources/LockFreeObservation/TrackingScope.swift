@@ -128,7 +128,7 @@ enum TrackingScope {
         case .closure(let body): record.pointee.onChange = body
         case .observer(let observer): record.pointee.observer = observer
         }
-        record.pointee.isContinuous.store(continuous, ordering: .relaxed)
+        record.pointee.kind.store((continuous ? ScopeKind.continuous : .oneShot).rawValue, ordering: .relaxed)
         let generation = free.generation
         var slots: UInt64 = 0
         for i in start..<end { slots += UInt64(slotCount(thread.pointee.entries[i])) }
@@ -202,7 +202,7 @@ enum TrackingScope {
     }
 
     /// Runs the callback of a scope that saw a change while it was being installed.
-    private static func fireNow(_ index: UInt32, generation: UInt32) {
+    static func fireNow(_ index: UInt32, generation: UInt32) {
         let record = ScopeTable.shared.record(index)
         var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
         guard state.generation == generation else { return }
@@ -210,19 +210,19 @@ enum TrackingScope {
     }
 
     /// Takes one in-flight reference to run the record's callback, for the incarnation `state`
-    /// was read from: closes a one-shot scope (strict: exactly one winner), or adds a run to a
-    /// continuous one. `state` is updated.
+    /// was read from: closes a one-shot scope (strict: exactly one winner), ends a reusable scope's
+    /// run (exactly one winner per run), or adds a run to a continuous one. `state` is updated.
     @inline(__always)
     static func claimCallback(_ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState) -> Bool {
         let generation = state.generation
-        let continuous = record.pointee.isContinuous.load(ordering: .relaxed)
+        let kind = ScopeKind(rawValue: record.pointee.kind.load(ordering: .relaxed)).unsafelyUnwrapped
         while state.isArmed && state.generation == generation {
-            let desired = state.claimed(continuous: continuous)
+            let desired = state.claimed(kind)
             // Acquire: the winner reads the payload written before the arming release store.
             let (exchanged, current) = record.pointee.state.compareExchange(
                 expected: state.raw, desired: desired.raw, ordering: .acquiringAndReleasing)
             if exchanged {
-                desired._checkInvariants(continuous: continuous)
+                desired._checkInvariants(continuous: kind == .oneShot ? false : nil)
                 state = desired
                 return true
             }
@@ -255,7 +255,8 @@ enum TrackingScope {
     /// Runs the callback of a record on which the caller holds one in-flight reference, then drops
     /// it, recycling the record if it was the last one of a closed scope.
     ///
-    /// A one-shot claim closed the scope itself, so its callback always runs. A continuous claim
+    /// A one-shot claim closed the scope itself, and a reusable one ended its run, so their callback
+    /// always runs. A continuous claim
     /// left it armed: if it has been cancelled since (by an earlier callback of the same scan, or by
     /// another thread), its callback does not start. The acquire load is the start's linearisation
     /// point: a `cancel()` that returned `true` before it is seen here.
@@ -263,7 +264,7 @@ enum TrackingScope {
         let table = ScopeTable.shared
         let record = table.record(index)
         _schedulePoint()
-        let starts = !record.pointee.isContinuous.load(ordering: .relaxed)
+        let starts = record.pointee.kind.load(ordering: .relaxed) != ScopeKind.continuous.rawValue
             || ScopeState(raw: record.pointee.state.load(ordering: .acquiring)).isArmed
         if !starts {
             // Dropped: no callback.

@@ -357,7 +357,7 @@ extension RegistrarTests {
             #expect((0..<40).filter { single.watches($0) } == [15])
             let last = SlotContent(record: 1, generation: 0, property: SlotContent.propertyLimit - 1)
             #expect(last.watches(32767) && !last.watches(32767 - 0x8000 + 3))
-            let entry = tracking_entry(object: nil, mask: 1 << 0 | 1 << 14 | 1 << 15 | 1 << 63, version: 0, word: 0, ownWrites: 0, previous: -1)
+            let entry = tracking_entry(object: nil, mask: 1 << 0 | 1 << 14 | 1 << 15 | 1 << 63, version: 0, word: 0, ownWrites: 0, previous: -1, position: 0, dependency: -1)
             #expect(TrackingScope.slotCount(entry) == 3)  // one for 0 and 14, one each for 15 and 63
             var high = entry
             high.word = 1

@@ -15,7 +15,18 @@ typedef struct tracking_entry {
     uint32_t word;       ///< Which 64-property word `mask` describes.
     uint32_t ownWrites;  ///< Writes of the object begun by this thread since it was first read.
     int32_t previous;    ///< This scope's previous entry for the same object (another word), or -1.
+    int32_t position;    ///< In a reusable scope's run: how many kept dependencies were read before it.
+    int32_t dependency;  ///< In a reusable scope's run: the previous dependency this entry takes over, or -1.
 } tracking_entry;
+
+/// Where this thread last recorded an object: a guess, checked against the buffer before use, so
+/// that a repeated read finds its entry without writing to the object. Direct-mapped by address.
+typedef struct tracking_seen {
+    void *object;
+    intptr_t index;      ///< An entry index (>= 0), or -1 - i for kept dependency i of the running reusable scope.
+} tracking_seen;
+
+#define TRACKING_SEEN_COUNT 64
 
 /// The calling thread's tracking state. Only its own thread touches it.
 typedef struct tracking_thread {
@@ -28,6 +39,11 @@ typedef struct tracking_thread {
     intptr_t pendingCount;
     intptr_t pendingCapacity;
     uint64_t scheduleTicket;  ///< Schedule-point builds only: this thread's sequence for choosing yields.
+    void *dependencies;       ///< The running reusable scope's previous dependencies, or null.
+    intptr_t cursor;          ///< The next of them a read is expected to match.
+    intptr_t dependencyCount; ///< How many there are.
+    intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
+    tracking_seen seen[TRACKING_SEEN_COUNT];
 } tracking_thread;
 
 /// The calling thread's state. Swift reads `tracking_current.depth` directly (an inlined TLS load,
@@ -38,6 +54,11 @@ extern _Thread_local tracking_thread tracking_current __attribute__((tls_model("
 /// The calling thread's tracking state.
 static inline __attribute__((always_inline)) tracking_thread *tracking_thread_state(void) {
     return &tracking_current;
+}
+
+/// The `seen` slot for `object`.
+static inline __attribute__((always_inline)) tracking_seen *tracking_seen_slot(tracking_thread *state, const void *object) {
+    return &state->seen[((uintptr_t)object >> 4) & (TRACKING_SEEN_COUNT - 1)];
 }
 
 /// Grows `entries` to hold at least one more entry. Registers a thread-exit destructor on first use.

@@ -1,0 +1,78 @@
+import Synchronization
+
+/// One object (one 64-property word of it) that a reusable scope's last run read, with the slot it
+/// keeps in that object between runs. Lives in the scope's record (`ScopeRecord.dependencies`),
+/// touched only by the thread running or cancelling the scope.
+///
+/// While a run reads its dependencies in the same order as the last one, each read only writes
+/// here: `read` and `version` (see `TrackedObject._recordAccess`). The object is not touched, the
+/// slot stays installed, and no reference count changes.
+struct Dependency {
+    /// The object, retained by the scope.
+    var object: UnsafeMutableRawPointer
+    /// The properties the installed slots watch (bits of `word`).
+    var mask: UInt64
+    /// The properties this run read; 0 until the run reads the object (or when it skipped it).
+    var read: UInt64
+    /// The object's write word loaded before this run's first read of it.
+    var version: UInt64
+    var word: UInt32
+    /// Writes of the object begun by the running thread since this run first read it.
+    var ownWrites: UInt32
+    /// The slot, when the dependency has exactly one (`TrackingScope.forEachSlot`); `nil` when it
+    /// has several, which are then found by scanning the object's slots.
+    var slot: UnsafeMutablePointer<Atomic<UInt64>>?
+    /// Whether the installed slots are straddling (see `TrackedObject._writes`).
+    var straddling: Bool
+    /// What the run that just ended did with it (`ReusableScope.reconcile`).
+    var fate = Fate.kept
+
+    enum Fate: UInt8 {
+        /// Read in order: its slots stay.
+        case kept
+        /// Read out of order: the run's entry for it takes its slots over.
+        case takenOver
+        /// Not read: its slots are emptied and its object released.
+        case dropped
+    }
+
+    /// Dependency `i` of the buffer the thread state points to.
+    @inline(__always)
+    static func at(_ base: UnsafeMutableRawPointer?, _ i: Int) -> UnsafeMutablePointer<Dependency> {
+        base.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self) + i
+    }
+
+    /// The run's first read of this dependency.
+    @inline(__always)
+    mutating func keep(_ bit: UInt64, version: UInt64) {
+        read = bit
+        self.version = version
+        ownWrites = 0
+    }
+}
+
+/// A growable buffer of dependencies, allocated once per record and reused by its later scopes.
+struct DependencyBuffer {
+    var base: UnsafeMutablePointer<Dependency>?
+    var capacity = 0
+
+    mutating func reserve(_ count: Int) {
+        guard count > capacity else { return }
+        let grown = UnsafeMutablePointer<Dependency>.allocate(capacity: max(count, 2 * capacity, 8))
+        if let base {
+            // Dependencies are trivial values; the old contents are not needed by the caller.
+            base.deallocate()
+        }
+        base = grown
+        capacity = max(count, 2 * capacity, 8)
+    }
+
+    /// Frees a buffer grown beyond what a typical view needs, so that a pooled record does not keep
+    /// a large allocation for ever.
+    mutating func shrink(above limit: Int) {
+        guard capacity > limit, let base else { return }
+        base.deallocate()
+        self.base = nil
+        capacity = 0
+    }
+}

@@ -1,0 +1,362 @@
+import CTrackingSupport
+import Synchronization
+
+/// A tracking scope that runs again and again (a view re-evaluating its body) and keeps its
+/// dependencies between runs.
+///
+/// After each `run`, the callback is told once, before the store, of the first change of any
+/// property that run read; then nothing more until the next `run`. Reads are matched in order with
+/// the previous run's dependencies: a dependency read again costs a compare and a load, and touches
+/// neither the object's slots nor its reference count. Only new, dropped or changed dependencies
+/// touch the objects they concern.
+///
+/// The same promises as `withTracking`: no change is lost (a write made while `run` reads, or
+/// before it has re-armed, makes the callback run before `run` returns, on the writer's thread or
+/// on this one), and the body's own writes do not notify its own scope.
+///
+/// A scope is a handle, like `TrackingToken`: two words, copyable. One thread at a time runs or
+/// cancels a given scope; notifications come from any thread. Creating a scope allocates nothing
+/// once the record pool has warmed up; a run allocates only when its dependency count grows.
+public struct ReusableScope: Sendable, Hashable {
+    @usableFromInline let record: UInt32
+    @usableFromInline let generation: UInt32
+
+    /// A scope that calls `observer.observedValueWillChange()`.
+    public init(notifying observer: some ChangeObserver) {
+        self.init(.observer(observer))
+    }
+
+    /// A scope that calls `onChange`.
+    public init(onChange: @escaping @Sendable () -> Void) {
+        self.init(.closure(onChange))
+    }
+
+    init(_ callback: TrackingScope.Callback) {
+        let table = ScopeTable.shared
+        let (index, free) = table.acquire()
+        let scope = table.record(index)
+        switch callback {
+        case .closure(let body): scope.pointee.onChange = body
+        case .observer(let observer): scope.pointee.observer = observer
+        }
+        scope.pointee.kind.store(ScopeKind.reusable.rawValue, ordering: .relaxed)
+        // A reusable scope retains its objects, so none of them can go away under it.
+        scope.pointee.watchedSlots.store(WatchedSlots(generation: free.generation, count: 0).raw, ordering: .relaxed)
+        scope.pointee.dependencyCount = 0
+        let idle = free.idle
+        idle._checkInvariants()
+        // Release: publishes the payload to a thread that claims the record from a slot.
+        scope.pointee.state.store(idle.raw, ordering: .releasing)
+        record = index
+        generation = free.generation
+    }
+
+    private var scope: UnsafeMutablePointer<ScopeRecord> { ScopeTable.shared.record(record) }
+
+    /// Whether the last run's dependencies are watched: the scope has run, has not been told of a
+    /// change since, and has not been cancelled.
+    public var isArmed: Bool {
+        let state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
+        return state.isArmed && state.generation == generation
+    }
+
+    /// How many object words the last run read (the owner's view; diagnostics and tests).
+    public var dependencyCount: Int { scope.pointee.dependencyCount }
+
+    /// Runs `body`, tracking what it reads, and watches that until the first change.
+    public func run<T>(_ body: () throws -> T) rethrows -> T {
+        let scope = self.scope
+        disarm(scope)
+        let thread = tracking_thread_state()!
+        let savedStart = thread.pointee.scopeStart
+        let savedDependencies = thread.pointee.dependencies
+        let savedCursor = thread.pointee.cursor
+        let savedCount = thread.pointee.dependencyCount
+        let savedDepth = thread.pointee.cursorDepth
+        let start = thread.pointee.count
+        thread.pointee.scopeStart = start
+        thread.pointee.depth += 1
+        // Inside another scope every read goes to the buffer, retained, for the enclosing scope too.
+        let outermost = thread.pointee.depth == 1
+        thread.pointee.dependencies = outermost ? UnsafeMutableRawPointer(scope.pointee.dependencies.base) : nil
+        thread.pointee.cursor = 0
+        thread.pointee.dependencyCount = outermost ? scope.pointee.dependencyCount : 0
+        thread.pointee.cursorDepth = outermost ? 1 : 0
+
+        func finish() {
+            let kept = thread.pointee.cursor
+            thread.pointee.dependencies = savedDependencies
+            thread.pointee.cursor = savedCursor
+            thread.pointee.dependencyCount = savedCount
+            thread.pointee.cursorDepth = savedDepth
+            reconcile(thread, from: start, kept: kept)
+            TrackingScope.end(thread, savedStart: savedStart)
+        }
+        do {
+            let value = try body()
+            finish()
+            return value
+        } catch {
+            finish()
+            throw error
+        }
+    }
+
+    /// Ends the scope: its callback does not start after this returns (one already running
+    /// finishes), and its objects are released. Returns `true` if the scope was armed.
+    @discardableResult
+    public func cancel() -> Bool {
+        let table = ScopeTable.shared
+        let scope = self.scope
+        var state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
+        guard state.generation == generation && (state.isArmed || state.isIdle) else { return false }
+        let wasArmed = disarm(scope)
+        if let base = scope.pointee.dependencies.base {
+            for i in 0..<scope.pointee.dependencyCount {
+                Unmanaged<TrackedObject>.fromOpaque(base[i].object).release()
+            }
+        }
+        scope.pointee.dependencyCount = 0
+        scope.pointee.dependencies.shrink(above: 256)
+        scope.pointee.spare.shrink(above: 256)
+        // Its slots stay in the objects until an install or a scan reuses them: once the record
+        // moves to its next generation, nothing reads them as this scope's.
+        state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
+        while true {
+            let closing = state.cancelled
+            // Acquire-release, as `TrackingToken.cancel()`.
+            let (exchanged, seen) = scope.pointee.state.compareExchange(
+                expected: state.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
+            if exchanged {
+                closing._checkInvariants()
+                if closing.isDone { table.recycle(record, from: closing) }
+                return wasArmed
+            }
+            state = ScopeState(raw: seen)
+        }
+    }
+
+    /// armed -> idle, for the owner: a run begins, or the scope ends. Returns whether it was armed.
+    @discardableResult
+    private func disarm(_ scope: UnsafeMutablePointer<ScopeRecord>) -> Bool {
+        var state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
+        while true {
+            precondition(state.generation == generation && (state.isArmed || state.isIdle), "ReusableScope used after cancel()")
+            if state.isIdle { return false }
+            // Relaxed: the owner publishes nothing here; a writer that still sees `armed` notifies
+            // the scope, which is what it would have done a moment earlier.
+            let (exchanged, seen) = scope.pointee.state.compareExchange(
+                expected: state.raw, desired: state.disarmed.raw, ordering: .relaxed)
+            if exchanged { return true }
+            state = ScopeState(raw: seen)
+        }
+    }
+
+    /// After a run: brings the slots in line with what the run read, re-arms the scope, and
+    /// reports a change that raced a read (see `TrackedObject._writes`).
+    ///
+    /// - Kept dependencies (matched by the cursor) keep their slots, unless the properties read or
+    ///   the straddling state changed.
+    /// - A previous dependency the run read out of order is taken over by the run's entry for it
+    ///   (found through `seen`): its slots are kept, and the entry's retain is the buffer's.
+    /// - Other previous dependencies are dropped: their slots emptied, their objects released.
+    /// - The run's other entries are new: retained and installed.
+    ///
+    /// All of that happens while the scope is idle, so no writer notifies it meanwhile. Then the
+    /// scope is armed (seq_cst), and each dependency's write word loaded (seq_cst): the installer's
+    /// Dekker half with its slots and the arming before the load, against the writer's count
+    /// before its slot and state loads.
+    private func reconcile(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int) {
+        let scope = self.scope
+        let end = thread.pointee.count
+        let entries = thread.pointee.entries
+        let previous = scope.pointee.dependencies.base
+        let previousCount = scope.pointee.dependencyCount
+        // Most runs read what the last one read, in the same order: then nothing moves.
+        var unchanged = end == start && cursor == previousCount
+        for j in 0..<previousCount {
+            let dependency = previous.unsafelyUnwrapped + j
+            if j < cursor && dependency.pointee.read != 0 {
+                dependency.pointee.fate = .kept
+                if dependency.pointee.read != dependency.pointee.mask
+                    || (WriteWord.inFlight(dependency.pointee.version) != 0) != dependency.pointee.straddling {
+                    unchanged = false
+                }
+                continue
+            }
+            unchanged = false
+            if let entry = entryOf(dependency.pointee.object, word: dependency.pointee.word, thread, from: start, to: end),
+               entries.unsafelyUnwrapped[entry].dependency < 0 {
+                entries.unsafelyUnwrapped[entry].dependency = Int32(truncatingIfNeeded: j)
+                dependency.pointee.fate = .takenOver
+                continue
+            }
+            dependency.pointee.fate = .dropped
+            clearSlots(of: dependency.pointee)
+        }
+        if unchanged {
+            arm(scope)
+            if anyChanged(previous, count: previousCount) { TrackingScope.fireNow(record, generation: generation) }
+            return
+        }
+
+        scope.pointee.spare.reserve(cursor + (end - start))
+        let next = scope.pointee.spare.base.unsafelyUnwrapped
+        var count = 0
+        var e = start
+        func takeEntry(_ e: Int) {
+            let entry = entries.unsafelyUnwrapped[e]
+            let straddling = WriteWord.inFlight(entry.version) != 0
+            var dependency: Dependency
+            if entry.dependency >= 0 {
+                dependency = previous.unsafelyUnwrapped[Int(entry.dependency)]
+                if entry.mask != dependency.mask || straddling != dependency.straddling {
+                    clearSlots(of: dependency)
+                    install(&dependency, mask: entry.mask, straddling: straddling)
+                }
+            } else {
+                // The buffer's retain is released when the outermost scope ends; the scope's own:
+                _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
+                dependency = Dependency(
+                    object: entry.object, mask: 0, read: 0, version: 0, word: entry.word, ownWrites: 0, slot: nil,
+                    straddling: false)
+                install(&dependency, mask: entry.mask, straddling: straddling)
+            }
+            dependency.read = entry.mask
+            dependency.version = entry.version
+            dependency.ownWrites = entry.ownWrites
+            (next + count).initialize(to: dependency)
+            count += 1
+        }
+        for j in 0..<min(cursor, previousCount) {
+            while e < end && Int(entries.unsafelyUnwrapped[e].position) <= j {
+                takeEntry(e)
+                e += 1
+            }
+            guard previous.unsafelyUnwrapped[j].fate == .kept else { continue }
+            var dependency = previous.unsafelyUnwrapped[j]
+            let straddling = WriteWord.inFlight(dependency.version) != 0
+            if dependency.read != dependency.mask || straddling != dependency.straddling {
+                clearSlots(of: dependency)
+                install(&dependency, mask: dependency.read, straddling: straddling)
+            }
+            (next + count).initialize(to: dependency)
+            count += 1
+        }
+        while e < end {
+            takeEntry(e)
+            e += 1
+        }
+
+        arm(scope)
+        let changed = anyChanged(next, count: count)
+
+        swap(&scope.pointee.dependencies, &scope.pointee.spare)
+        scope.pointee.dependencyCount = count
+        for j in 0..<previousCount where previous.unsafelyUnwrapped[j].fate == .dropped {
+            Unmanaged<TrackedObject>.fromOpaque(previous.unsafelyUnwrapped[j].object).release()
+        }
+        if changed { TrackingScope.fireNow(record, generation: generation) }
+    }
+
+    /// idle -> armed, after the slots are in place. seq_cst: before every write-word load of
+    /// `anyChanged` (the Dekker pair).
+    private func arm(_ scope: UnsafeMutablePointer<ScopeRecord>) {
+        var state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
+        while true {
+            let armed = state.rearmed
+            let (exchanged, seen) = scope.pointee.state.compareExchange(
+                expected: state.raw, desired: armed.raw, ordering: .sequentiallyConsistent)
+            if exchanged {
+                armed._checkInvariants()
+                break
+            }
+            state = ScopeState(raw: seen)
+        }
+        _schedulePoint()
+    }
+
+    /// Whether a write other than the body's own began or ended on one of `dependencies` since the
+    /// run read it: a change the run may have missed. A straddling read sets `straddled` instead of
+    /// loading (see `TrackedObject._writes`).
+    private func anyChanged(_ dependencies: UnsafeMutablePointer<Dependency>?, count: Int) -> Bool {
+        for i in 0..<count {
+            let dependency = dependencies.unsafelyUnwrapped[i]
+            let changed = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
+                let writes = dependency.straddling
+                    ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
+                    : object._writes.load(ordering: .sequentiallyConsistent)
+                let expected = WriteWord.counts(dependency.version)
+                    &+ UInt64(dependency.ownWrites) &* WriteWord.begunUnit
+                return WriteWord.counts(writes) != expected
+            }
+            if changed { return true }
+        }
+        return false
+    }
+
+    /// This run's entry for `object` and `word`, if `seen` still knows it.
+    private func entryOf(
+        _ object: UnsafeMutableRawPointer, word: UInt32, _ thread: UnsafeMutablePointer<tracking_thread>,
+        from start: Int, to end: Int
+    ) -> Int? {
+        let seen = tracking_seen_slot(thread, object).unsafelyUnwrapped.pointee
+        guard seen.object == object, seen.index >= start, seen.index < end else { return nil }
+        let entries = thread.pointee.entries.unsafelyUnwrapped
+        var i = seen.index
+        while i >= start {
+            if entries[i].object != object { return nil }
+            if entries[i].word == word { return i }
+            i = Int(entries[i].previous)
+        }
+        return nil
+    }
+
+    /// Installs `dependency`'s slots for `mask` (`TrackingScope.forEachSlot`) and publishes the
+    /// mask bits: the installer's Dekker half, completed by the arming and the load in `reconcile`.
+    private func install(_ dependency: inout Dependency, mask: UInt64, straddling: Bool) {
+        let entry = tracking_entry(
+            object: dependency.object, mask: mask, version: 0, word: dependency.word, ownWrites: 0, previous: -1,
+            position: 0, dependency: -1)
+        var slots = 0
+        var only: UnsafeMutablePointer<Atomic<UInt64>>?
+        Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
+            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
+                only = object._insertObserver($0)
+                slots += 1
+            }
+            // seq_cst: see `TrackedObject._observed`. Bits are never cleared.
+            if object._observed.load(ordering: .sequentiallyConsistent) & mask != mask {
+                object._observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
+            }
+        }
+        dependency.slot = slots == 1 ? only : nil
+        dependency.mask = mask
+        dependency.straddling = straddling
+    }
+
+    /// Empties `dependency`'s slots. The scope is idle and holds them, so no other thread claims or
+    /// empties them meanwhile; a writer may only settle a straddling one, which the store overrides.
+    private func clearSlots(of dependency: Dependency) {
+        if let slot = dependency.slot {
+            // Release: nothing to publish but the emptiness; an installer's claim reads it.
+            slot.pointee.store(0, ordering: .releasing)
+            return
+        }
+        let object = Unmanaged<TrackedObject>.fromOpaque(dependency.object)
+        object._withUnsafeGuaranteedRef { object in
+            var block = SlotBlock(address: object._slots.load(ordering: .acquiring))
+            while let current = block {
+                for i in 0..<current.capacity {
+                    let raw = current.slot(i).pointee.load(ordering: .relaxed)
+                    let content = SlotContent(raw: raw)
+                    if raw != 0 && content.record == record && content.generation == generation
+                        && content.word == dependency.word {
+                        current.slot(i).pointee.store(0, ordering: .releasing)
+                    }
+                }
+                block = current.following
+            }
+        }
+    }
+}
