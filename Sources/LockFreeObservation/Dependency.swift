@@ -76,3 +76,23 @@ struct DependencyBuffer {
         capacity = 0
     }
 }
+
+/// A reusable scope's dependencies: the last run's, and a spare buffer the next run builds into.
+struct DependencyStore {
+    var dependencies = DependencyBuffer()
+    var count = 0
+    var spare = DependencyBuffer()
+
+    /// The store of `record`, allocated on first use. Relaxed: the record's owner is the only
+    /// thread that touches it; a record changes owners through the pool, whose release/acquire
+    /// carries the store's address and contents.
+    static func of(_ record: UnsafeMutablePointer<ScopeRecord>) -> UnsafeMutablePointer<DependencyStore> {
+        if let store = UnsafeMutablePointer<DependencyStore>(bitPattern: record.pointee.dependencyStore.load(ordering: .relaxed)) {
+            return store
+        }
+        let store = UnsafeMutablePointer<DependencyStore>.allocate(capacity: 1)
+        store.initialize(to: DependencyStore())
+        record.pointee.dependencyStore.store(UInt(bitPattern: store), ordering: .relaxed)
+        return store
+    }
+}

@@ -42,7 +42,7 @@ public struct ReusableScope: Sendable, Hashable {
         scope.pointee.kind.store(ScopeKind.reusable.rawValue, ordering: .relaxed)
         // A reusable scope retains its objects, so none of them can go away under it.
         scope.pointee.watchedSlots.store(WatchedSlots(generation: free.generation, count: 0).raw, ordering: .relaxed)
-        scope.pointee.dependencyCount = 0
+        DependencyStore.of(scope).pointee.count = 0
         let idle = free.idle
         idle._checkInvariants()
         // Release: publishes the payload to a thread that claims the record from a slot.
@@ -61,7 +61,7 @@ public struct ReusableScope: Sendable, Hashable {
     }
 
     /// How many object words the last run read (the owner's view; diagnostics and tests).
-    public var dependencyCount: Int { scope.pointee.dependencyCount }
+    public var dependencyCount: Int { DependencyStore.of(scope).pointee.count }
 
     /// Runs `body`, tracking what it reads, and watches that until the first change.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
@@ -78,9 +78,10 @@ public struct ReusableScope: Sendable, Hashable {
         thread.pointee.depth += 1
         // Inside another scope every read goes to the buffer, retained, for the enclosing scope too.
         let outermost = thread.pointee.depth == 1
-        thread.pointee.dependencies = outermost ? UnsafeMutableRawPointer(scope.pointee.dependencies.base) : nil
+        let store = DependencyStore.of(scope)
+        thread.pointee.dependencies = outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : nil
         thread.pointee.cursor = 0
-        thread.pointee.dependencyCount = outermost ? scope.pointee.dependencyCount : 0
+        thread.pointee.dependencyCount = outermost ? store.pointee.count : 0
         thread.pointee.cursorDepth = outermost ? 1 : 0
 
         func finish() {
@@ -111,14 +112,15 @@ public struct ReusableScope: Sendable, Hashable {
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
         guard state.generation == generation && (state.isArmed || state.isIdle) else { return false }
         let wasArmed = disarm(scope)
-        if let base = scope.pointee.dependencies.base {
-            for i in 0..<scope.pointee.dependencyCount {
+        let store = DependencyStore.of(scope)
+        if let base = store.pointee.dependencies.base {
+            for i in 0..<store.pointee.count {
                 Unmanaged<TrackedObject>.fromOpaque(base[i].object).release()
             }
         }
-        scope.pointee.dependencyCount = 0
-        scope.pointee.dependencies.shrink(above: 256)
-        scope.pointee.spare.shrink(above: 256)
+        store.pointee.count = 0
+        store.pointee.dependencies.shrink(above: 256)
+        store.pointee.spare.shrink(above: 256)
         // Its slots stay in the objects until an install or a scan reuses them: once the record
         // moves to its next generation, nothing reads them as this scope's.
         state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
@@ -168,10 +170,11 @@ public struct ReusableScope: Sendable, Hashable {
     /// before its slot and state loads.
     private func reconcile(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int) {
         let scope = self.scope
+        let store = DependencyStore.of(scope)
         let end = thread.pointee.count
         let entries = thread.pointee.entries
-        let previous = scope.pointee.dependencies.base
-        let previousCount = scope.pointee.dependencyCount
+        let previous = store.pointee.dependencies.base
+        let previousCount = store.pointee.count
         // Most runs read what the last one read, in the same order: then nothing moves.
         var unchanged = end == start && cursor == previousCount
         for j in 0..<previousCount {
@@ -200,8 +203,8 @@ public struct ReusableScope: Sendable, Hashable {
             return
         }
 
-        scope.pointee.spare.reserve(cursor + (end - start))
-        let next = scope.pointee.spare.base.unsafelyUnwrapped
+        store.pointee.spare.reserve(cursor + (end - start))
+        let next = store.pointee.spare.base.unsafelyUnwrapped
         var count = 0
         var e = start
         func takeEntry(_ e: Int) {
@@ -251,8 +254,8 @@ public struct ReusableScope: Sendable, Hashable {
         arm(scope)
         let changed = anyChanged(next, count: count)
 
-        swap(&scope.pointee.dependencies, &scope.pointee.spare)
-        scope.pointee.dependencyCount = count
+        swap(&store.pointee.dependencies, &store.pointee.spare)
+        store.pointee.count = count
         for j in 0..<previousCount where previous.unsafelyUnwrapped[j].fate == .dropped {
             Unmanaged<TrackedObject>.fromOpaque(previous.unsafelyUnwrapped[j].object).release()
         }
@@ -335,27 +338,31 @@ public struct ReusableScope: Sendable, Hashable {
         dependency.straddling = straddling
     }
 
-    /// Empties `dependency`'s slots. The scope is idle and holds them, so no other thread claims or
-    /// empties them meanwhile; a writer may only settle a straddling one, which the store overrides.
+    /// Empties `dependency`'s slots. The scope is idle and holds them, so no other thread claims,
+    /// empties or rewrites them meanwhile. A dependency with several slots has them found by
+    /// content, one slot per content it installed: another dependency of this scope on the same
+    /// object and word (a read `seen` lost track of) keeps its own.
     private func clearSlots(of dependency: Dependency) {
         if let slot = dependency.slot {
             // Release: nothing to publish but the emptiness; an installer's claim reads it.
             slot.pointee.store(0, ordering: .releasing)
             return
         }
-        let object = Unmanaged<TrackedObject>.fromOpaque(dependency.object)
-        object._withUnsafeGuaranteedRef { object in
-            var block = SlotBlock(address: object._slots.load(ordering: .acquiring))
-            while let current = block {
-                for i in 0..<current.capacity {
-                    let raw = current.slot(i).pointee.load(ordering: .relaxed)
-                    let content = SlotContent(raw: raw)
-                    if raw != 0 && content.record == record && content.generation == generation
-                        && content.word == dependency.word {
+        let entry = tracking_entry(
+            object: dependency.object, mask: dependency.mask, version: 0, word: dependency.word, ownWrites: 0,
+            previous: -1, position: 0, dependency: -1)
+        Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
+            TrackingScope.forEachSlot(
+                of: entry, record: record, generation: generation, straddling: dependency.straddling
+            ) { content in
+                var block = SlotBlock(address: object._slots.load(ordering: .acquiring))
+                while let current = block {
+                    for i in 0..<current.capacity where current.slot(i).pointee.load(ordering: .relaxed) == content.raw {
                         current.slot(i).pointee.store(0, ordering: .releasing)
+                        return
                     }
+                    block = current.following
                 }
-                block = current.following
             }
         }
     }

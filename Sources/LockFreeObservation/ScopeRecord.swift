@@ -38,12 +38,12 @@ struct ScopeRecord: ~Copyable {
     /// stress test.)
     @usableFromInline let kind: Atomic<UInt8>
 
-    // A reusable scope's dependencies, touched only by the thread that runs or cancels it: the last
-    // run's, and a spare buffer the next run builds into. Kept when the record is recycled, so a
-    // view mounted in place of another allocates nothing.
-    var dependencies = DependencyBuffer()
-    var dependencyCount = 0
-    var spare = DependencyBuffer()
+    /// The address of this record's `DependencyStore`, or 0: allocated by the first reusable scope
+    /// that uses the record, kept when the record is recycled (so a view mounted in place of
+    /// another allocates nothing), and touched only by the thread that runs or cancels the scope.
+    /// Out of line, so that the owner's writes to it never overlap the other threads' atomic reads
+    /// of this record.
+    let dependencyStore: Atomic<UInt>
 
     init() {
         state = Atomic(0)
@@ -52,6 +52,7 @@ struct ScopeRecord: ~Copyable {
         onChange = nil
         observer = nil
         kind = Atomic(0)
+        dependencyStore = Atomic(0)
     }
 }
 

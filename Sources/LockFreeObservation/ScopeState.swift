@@ -180,11 +180,6 @@ struct SlotContent {
     /// The same slot, no longer straddling.
     @inlinable var settled: SlotContent { SlotContent(raw: raw & ~Self.straddlingBit) }
 
-    /// The 64-property word of the properties this slot watches.
-    var word: UInt32 {
-        raw & Self.maskForm != 0 ? 0 : UInt32(truncatingIfNeeded: (raw & 0x7FFF) >> 6)
-    }
-
     /// Whether this slot watches `property`.
     @inlinable func watches(_ property: Int) -> Bool {
         let low = raw & 0xFFFF

@@ -141,9 +141,10 @@ extension TrackedObject {
                     if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
                         firstFreed = min(firstFreed, position + i)
                     }
-                } else if content.isStraddling {
+                } else if content.isStraddling && state.isArmed {
                     // A continuous scope just notified of this write needs no second notice at its
-                    // end. Relaxed: a lost race only costs that second notice.
+                    // end. Relaxed: a lost race only costs that second notice. (Not a reusable
+                    // scope's slot: it keeps its straddling state until its next run decides.)
                     _ = slot.pointee.compareExchange(expected: raw, desired: content.settled.raw, ordering: .relaxed)
                 }
             }

@@ -199,27 +199,29 @@ public enum LockFree: Contender {
     }
     public typealias SettingsState = ObservableState<SettingsValue>
 
-    public typealias Subscription = TrackingToken
+    /// A view keeps one reusable scope for as long as it is mounted: each evaluation re-runs it,
+    /// and the dependencies it read last time cost nothing to keep.
+    public typealias Subscription = ReusableScope
 
     @inlinable
     public static func evaluate<T>(
-        _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout TrackingToken?
+        _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout ReusableScope?
     ) -> T {
-        subscription?.cancel()
         #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
-        let (value, token) = withTracking(body, notifying: _DoubleNotifier(observer))
+        let scope = subscription ?? ReusableScope(notifying: _DoubleNotifier(observer))
         #else
-        let (value, token) = withTracking(body, notifying: observer)
+        let scope = subscription ?? ReusableScope(notifying: observer)
         #endif
+        subscription = scope
+        let value = scope.run(body)
         #if BENCH_SELFCHECK_EXTRA_ALLOCATION
         _selfCheckSink = [UInt32(truncatingIfNeeded: _selfCheckSink.count)]
         #endif
-        subscription = token
         return value
     }
 
     @inlinable
-    public static func unsubscribe(_ subscription: inout TrackingToken?) {
+    public static func unsubscribe(_ subscription: inout ReusableScope?) {
         subscription?.cancel()
         subscription = nil
     }
