@@ -66,8 +66,9 @@ public struct ReusableScope: Sendable, Hashable {
     /// Runs `body`, tracking what it reads, and watches that until the first change.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
         let scope = self.scope
-        disarm(scope)
         let thread = tracking_thread_state()!
+        scope.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
+        arm(scope)
         let savedStart = thread.pointee.scopeStart
         let savedDependencies = thread.pointee.dependencies
         let savedCursor = thread.pointee.cursor
@@ -154,23 +155,21 @@ public struct ReusableScope: Sendable, Hashable {
         }
     }
 
-    /// After a run: brings the slots in line with what the run read, re-arms the scope, and
-    /// reports a change that raced a read (see `TrackedObject._writes`).
+    /// After a run: brings the slots in line with what the run read, and reports a change that
+    /// raced a read (see `TrackedObject._writes`).
     ///
     /// - Kept dependencies (matched by the cursor) keep their slots, unless the properties read or
-    ///   the straddling state changed.
+    ///   the straddling state changed. Nothing else is done for them: the scope was armed before
+    ///   the run read them (`arm`), so a write either notified it or was seen by the read.
     /// - A previous dependency the run read out of order is taken over by the run's entry for it
     ///   (found through `seen`): its slots are kept, and the entry's retain is the buffer's.
     /// - Other previous dependencies are dropped: their slots emptied, their objects released.
-    /// - The run's other entries are new: retained and installed.
-    ///
-    /// All of that happens while the scope is idle, so no writer notifies it meanwhile. Then the
-    /// scope is armed (seq_cst), and each dependency's write word loaded (seq_cst): the installer's
-    /// Dekker half with its slots and the arming before the load, against the writer's count
-    /// before its slot and state loads.
+    /// - The run's other entries are new: retained, installed and re-checked like `withTracking`'s
+    ///   (slots, mask, then the write word), as is any dependency whose slots were rewritten.
     private func reconcile(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int) {
         let scope = self.scope
         let store = DependencyStore.of(scope)
+        defer { scope.pointee.runner.store(0, ordering: .relaxed) }
         let end = thread.pointee.count
         let entries = thread.pointee.entries
         let previous = store.pointee.dependencies.base
@@ -181,8 +180,8 @@ public struct ReusableScope: Sendable, Hashable {
             let dependency = previous.unsafelyUnwrapped + j
             if j < cursor && dependency.pointee.read != 0 {
                 dependency.pointee.fate = .kept
-                if dependency.pointee.read != dependency.pointee.mask
-                    || (WriteWord.inFlight(dependency.pointee.version) != 0) != dependency.pointee.straddling {
+                if dependency.pointee.read != dependency.pointee.mask || dependency.pointee.straddling
+                    || WriteWord.inFlight(dependency.pointee.version) != 0 {
                     unchanged = false
                 }
                 continue
@@ -197,37 +196,41 @@ public struct ReusableScope: Sendable, Hashable {
             dependency.pointee.fate = .dropped
             clearSlots(of: dependency.pointee)
         }
-        if unchanged {
-            arm(scope)
-            if anyChanged(previous, count: previousCount) { TrackingScope.fireNow(record, generation: generation) }
-            return
-        }
+        if unchanged { return }
 
         store.pointee.spare.reserve(cursor + (end - start))
         let next = store.pointee.spare.base.unsafelyUnwrapped
         var count = 0
+        var changed = false
         var e = start
+        /// Rewrites `dependency`'s slots for what this run read, and re-checks its write word.
+        func reinstall(_ dependency: inout Dependency, mask: UInt64) {
+            clearSlots(of: dependency)
+            if install(&dependency, mask: mask, straddling: WriteWord.inFlight(dependency.version) != 0) {
+                changed = true
+            }
+        }
         func takeEntry(_ e: Int) {
             let entry = entries.unsafelyUnwrapped[e]
-            let straddling = WriteWord.inFlight(entry.version) != 0
             var dependency: Dependency
             if entry.dependency >= 0 {
                 dependency = previous.unsafelyUnwrapped[Int(entry.dependency)]
-                if entry.mask != dependency.mask || straddling != dependency.straddling {
-                    clearSlots(of: dependency)
-                    install(&dependency, mask: entry.mask, straddling: straddling)
+                dependency.version = entry.version
+                dependency.ownWrites = entry.ownWrites
+                if entry.mask != dependency.mask || dependency.straddling || WriteWord.inFlight(entry.version) != 0 {
+                    reinstall(&dependency, mask: entry.mask)
                 }
             } else {
                 // The buffer's retain is released when the outermost scope ends; the scope's own:
                 _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
                 dependency = Dependency(
-                    object: entry.object, mask: 0, read: 0, version: 0, word: entry.word, ownWrites: 0, slot: nil,
-                    straddling: false)
-                install(&dependency, mask: entry.mask, straddling: straddling)
+                    object: entry.object, mask: 0, read: 0, version: entry.version, word: entry.word,
+                    ownWrites: entry.ownWrites, slot: nil, straddling: false)
+                if install(&dependency, mask: entry.mask, straddling: WriteWord.inFlight(entry.version) != 0) {
+                    changed = true
+                }
             }
             dependency.read = entry.mask
-            dependency.version = entry.version
-            dependency.ownWrites = entry.ownWrites
             (next + count).initialize(to: dependency)
             count += 1
         }
@@ -238,10 +241,8 @@ public struct ReusableScope: Sendable, Hashable {
             }
             guard previous.unsafelyUnwrapped[j].fate == .kept else { continue }
             var dependency = previous.unsafelyUnwrapped[j]
-            let straddling = WriteWord.inFlight(dependency.version) != 0
-            if dependency.read != dependency.mask || straddling != dependency.straddling {
-                clearSlots(of: dependency)
-                install(&dependency, mask: dependency.read, straddling: straddling)
+            if dependency.read != dependency.mask || dependency.straddling || WriteWord.inFlight(dependency.version) != 0 {
+                reinstall(&dependency, mask: dependency.read)
             }
             (next + count).initialize(to: dependency)
             count += 1
@@ -251,9 +252,6 @@ public struct ReusableScope: Sendable, Hashable {
             e += 1
         }
 
-        arm(scope)
-        let changed = anyChanged(next, count: count)
-
         swap(&store.pointee.dependencies, &store.pointee.spare)
         store.pointee.count = count
         for j in 0..<previousCount where previous.unsafelyUnwrapped[j].fate == .dropped {
@@ -262,11 +260,16 @@ public struct ReusableScope: Sendable, Hashable {
         if changed { TrackingScope.fireNow(record, generation: generation) }
     }
 
-    /// idle -> armed, after the slots are in place. seq_cst: before every write-word load of
-    /// `anyChanged` (the Dekker pair).
+    /// idle -> armed, as a run begins (a scope still armed stays so). seq_cst: before every load of
+    /// a write word by the run's reads and installs: the arming thread's half of the Dekker pair
+    /// against a writer's count then state load. A write whose count comes first is seen by the
+    /// read that loads the count after it (release, acquire: its store too); one whose count comes
+    /// later finds the scope armed and notifies it, unless it is the run's own.
     private func arm(_ scope: UnsafeMutablePointer<ScopeRecord>) {
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
         while true {
+            precondition(state.generation == generation && (state.isArmed || state.isIdle), "ReusableScope used after cancel()")
+            if state.isArmed { break }
             let armed = state.rearmed
             let (exchanged, seen) = scope.pointee.state.compareExchange(
                 expected: state.raw, desired: armed.raw, ordering: .sequentiallyConsistent)
@@ -277,25 +280,6 @@ public struct ReusableScope: Sendable, Hashable {
             state = ScopeState(raw: seen)
         }
         _schedulePoint()
-    }
-
-    /// Whether a write other than the body's own began or ended on one of `dependencies` since the
-    /// run read it: a change the run may have missed. A straddling read sets `straddled` instead of
-    /// loading (see `TrackedObject._writes`).
-    private func anyChanged(_ dependencies: UnsafeMutablePointer<Dependency>?, count: Int) -> Bool {
-        for i in 0..<count {
-            let dependency = dependencies.unsafelyUnwrapped[i]
-            let changed = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
-                let writes = dependency.straddling
-                    ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
-                    : object._writes.load(ordering: .sequentiallyConsistent)
-                let expected = WriteWord.counts(dependency.version)
-                    &+ UInt64(dependency.ownWrites) &* WriteWord.begunUnit
-                return WriteWord.counts(writes) != expected
-            }
-            if changed { return true }
-        }
-        return false
     }
 
     /// This run's entry for `object` and `word`, if `seen` still knows it.
@@ -315,15 +299,18 @@ public struct ReusableScope: Sendable, Hashable {
         return nil
     }
 
-    /// Installs `dependency`'s slots for `mask` (`TrackingScope.forEachSlot`) and publishes the
-    /// mask bits: the installer's Dekker half, completed by the arming and the load in `reconcile`.
-    private func install(_ dependency: inout Dependency, mask: UInt64, straddling: Bool) {
+    /// Installs `dependency`'s slots for `mask` (`TrackingScope.forEachSlot`), publishes the mask
+    /// bits, then loads the write word (or, straddling, sets `straddled`): `withTracking`'s install,
+    /// with the scope armed since the run began. Returns whether a write other than the body's own
+    /// began or ended since the run first read the object: a change the run may have missed.
+    private func install(_ dependency: inout Dependency, mask: UInt64, straddling: Bool) -> Bool {
         let entry = tracking_entry(
             object: dependency.object, mask: mask, version: 0, word: dependency.word, ownWrites: 0, previous: -1,
             position: 0, dependency: -1)
         var slots = 0
         var only: UnsafeMutablePointer<Atomic<UInt64>>?
-        Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
+        let expected = WriteWord.counts(dependency.version) &+ UInt64(dependency.ownWrites) &* WriteWord.begunUnit
+        let changed = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
             TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
                 only = object._insertObserver($0)
                 slots += 1
@@ -332,10 +319,16 @@ public struct ReusableScope: Sendable, Hashable {
             if object._observed.load(ordering: .sequentiallyConsistent) & mask != mask {
                 object._observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
             }
+            _schedulePoint()
+            let writes = straddling
+                ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
+                : object._writes.load(ordering: .sequentiallyConsistent)
+            return WriteWord.counts(writes) != expected
         }
         dependency.slot = slots == 1 ? only : nil
         dependency.mask = mask
         dependency.straddling = straddling
+        return changed
     }
 
     /// Empties `dependency`'s slots. The scope is idle and holds them, so no other thread claims,

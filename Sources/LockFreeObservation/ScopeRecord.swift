@@ -44,6 +44,12 @@ struct ScopeRecord: ~Copyable {
     /// Out of line, so that the owner's writes to it never overlap the other threads' atomic reads
     /// of this record.
     let dependencyStore: Atomic<UInt>
+    /// The `tracking_thread` address of the thread running a reusable scope's body, or 0: a write
+    /// by that thread (the body's own, or a callback's inside it) does not notify the scope, as
+    /// writes inside `withTracking`'s `apply` do not. Only the running thread stores it, and a
+    /// thread compares it with its own address, so relaxed accesses suffice: a thread always sees
+    /// its own last store, and another thread's value never equals its address.
+    let runner: Atomic<UInt>
 
     init() {
         state = Atomic(0)
@@ -53,6 +59,7 @@ struct ScopeRecord: ~Copyable {
         observer = nil
         kind = Atomic(0)
         dependencyStore = Atomic(0)
+        runner = Atomic(0)
     }
 }
 

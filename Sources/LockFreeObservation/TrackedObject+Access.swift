@@ -36,7 +36,9 @@ extension TrackedObject {
             if next < thread.pointee.dependencyCount {
                 let dependency = Dependency.at(thread.pointee.dependencies, next)
                 if dependency.pointee.object == me && dependency.pointee.word == word {
-                    dependency.pointee.keep(bit, version: _writes.load(ordering: .acquiring))
+                    // seq_cst: the reader's half of `ReusableScope.run`'s Dekker pair (the scope
+                    // was armed first); a plain load on x86.
+                    dependency.pointee.keep(bit, version: _writes.load(ordering: .sequentiallyConsistent))
                     thread.pointee.cursor = next &+ 1
                     seen.pointee = tracking_seen(object: me, index: -1 &- next)
                     return
@@ -86,7 +88,7 @@ extension TrackedObject {
                 let dependency = Dependency.at(thread.pointee.dependencies, skipped &+ 1)
                 if dependency.pointee.object == me && dependency.pointee.word == word {
                     Dependency.at(thread.pointee.dependencies, skipped).pointee.read = 0
-                    dependency.pointee.keep(1 << UInt64(property & 63), version: _writes.load(ordering: .acquiring))
+                    dependency.pointee.keep(1 << UInt64(property & 63), version: _writes.load(ordering: .sequentiallyConsistent))
                     thread.pointee.cursor = skipped &+ 2
                     tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -2 &- skipped)
                     return
@@ -96,8 +98,9 @@ extension TrackedObject {
         if thread.pointee.count == thread.pointee.capacity { tracking_grow_entries(thread) }
         let index = thread.pointee.count
         // Acquire: every write that ended before this load has its store visible to the caller's
-        // read, which comes after (see `_writes`).
-        let writes = _writes.load(ordering: .acquiring)
+        // read, which comes after (see `_writes`). seq_cst for a reusable scope's run, whose kept
+        // slots rely on it (`ReusableScope.run`); a plain load on x86 either way.
+        let writes = _writes.load(ordering: .sequentiallyConsistent)
         // The scope holds the object until it has installed its observers.
         (thread.pointee.entries.unsafelyUnwrapped + index).initialize(
             to: tracking_entry(

@@ -120,8 +120,8 @@ extension TrackedObject {
                 let content = SlotContent(raw: raw)
                 if straddlersOnly && !content.isStraddling { continue }
                 let record = table.record(content.record)
-                // seq_cst: a reusable scope arms its record (seq_cst) after its slots are in place
-                // and before it loads the write word: the Dekker pair of `ReusableScope.run`.
+                // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write
+                // word (seq_cst): the Dekker pair of `ReusableScope.run`.
                 var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
                 guard content.isHeld(in: state) else {
                     // A fired or cancelled scope: empty the slot (losing the race is fine).
@@ -130,7 +130,9 @@ extension TrackedObject {
                     }
                     continue
                 }
-                guard state.isArmed, content.watches(property) else { continue }
+                guard state.isArmed, content.watches(property),
+                      record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
+                else { continue }
                 if TrackingScope.claimCallback(record, &state) {
                     if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
                     thread.pointee.pending[thread.pointee.pendingCount] = content.record
