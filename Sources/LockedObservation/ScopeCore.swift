@@ -57,18 +57,23 @@ final class _ScopeCore: @unchecked Sendable {
     let closesWhenFired: Bool
     let callback: Mutex<_Callback?>
 
+    // The dependency lists are touched by one thread at a time, the one running or closing the
+    // scope, never by two overlapping accesses: `@exclusivity(unchecked)` spares every tracked read
+    // the dynamic exclusivity checks a class's stored properties otherwise pay (the lock-free
+    // registrar keeps the same state in a C thread-local struct, which has none).
+
     /// The last run's dependencies, in read order.
-    var deps: UnsafeMutablePointer<_Dependency>
-    var depCount = 0
-    var depCapacity: Int
+    @exclusivity(unchecked) var deps: UnsafeMutablePointer<_Dependency>
+    @exclusivity(unchecked) var depCount = 0
+    @exclusivity(unchecked) var depCapacity: Int
     /// The running run's dependencies.
-    var next: UnsafeMutablePointer<_Dependency>
-    var nextCount = 0
-    var nextCapacity: Int
+    @exclusivity(unchecked) var next: UnsafeMutablePointer<_Dependency>
+    @exclusivity(unchecked) var nextCount = 0
+    @exclusivity(unchecked) var nextCapacity: Int
     /// Where the running run expects its next new object in `deps`.
-    var cursor = 0
+    @exclusivity(unchecked) var cursor = 0
     /// Slots the last run added, removed or changed (each took an object's lock for that).
-    var lastRunSlotUpdates = 0
+    @exclusivity(unchecked) var lastRunSlotUpdates = 0
 
     init(_ callback: _Callback, continuous: Bool, closesWhenFired: Bool) {
         self.callback = Mutex(callback)
@@ -250,6 +255,13 @@ final class _ScopeCore: @unchecked Sendable {
         depCount = nextCount
         nextCount = 0
         cursor = 0
+        if nextCapacity < depCapacity {
+            // The next run reads into the other list: size it now, so that a run reading what the
+            // last one read allocates nothing.
+            next.deallocate()
+            next = .allocate(capacity: depCapacity)
+            nextCapacity = depCapacity
+        }
 
         // seq_cst: before the installs' seq_cst accesses (see `LockedObject._version`). A scope
         // cancelled meanwhile (which needs another thread breaking the contract) stays closed.
