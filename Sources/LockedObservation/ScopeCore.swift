@@ -99,14 +99,14 @@ final class _ScopeCore: @unchecked Sendable {
 
     /// Starts a run on this thread: disarms the scope (a write in the body, or by another thread
     /// during it, notifies nobody; the re-check at the end catches the latter) and makes it the
-    /// thread's running scope. Returns the scope it replaces, or nil when the scope is closed (its
-    /// run is not tracked then).
+    /// thread's running scope. Returns the running scope it replaces (nil for none), and whether
+    /// the run is tracked (not when the scope is closed: its body then runs as it would untracked).
     @usableFromInline
     func begin() -> (saved: UnsafeMutableRawPointer?, tracking: Bool) {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let saved = thread.pointee.run
-        // seq_cst: ordered before the version loads of the body's reads (a writer that claimed the
-        // previous arming before this store still calls back, for a change of the last run's reads).
+        // A writer that claimed the previous arming before this exchange still calls back, for a
+        // change of the last run's reads. seq_cst, as every phase change the re-check relies on.
         var current = phase.load(ordering: .relaxed)
         while current != Phase.closed.rawValue {
             let (exchanged, seen) = phase.compareExchange(
@@ -131,17 +131,26 @@ final class _ScopeCore: @unchecked Sendable {
         thread.pointee.run = frame.saved
         finish()
         if let outer = frame.saved {
-            // Nested runs merge into the enclosing one, as Observation's scopes do.
+            // Nested runs merge into the enclosing one, as Observation's scopes do, with the
+            // versions this run recorded (its reads came before the merge).
             let scope = Unmanaged<_ScopeCore>.fromOpaque(outer).takeUnretainedValue()
-            for i in 0..<depCount {
-                let object = Unmanaged<LockedObject>.fromOpaque(deps[i].object.unsafelyUnwrapped).takeUnretainedValue()
-                var bits = deps[i].mask
-                while bits != 0 {
-                    scope.record(object, Int(deps[i].word) << 6 | bits.trailingZeroBitCount)
-                    bits &= bits &- 1
-                }
-            }
+            for i in 0..<depCount { scope.merge(deps[i]) }
         }
+    }
+
+    /// Adds a nested run's dependency to this (running) run.
+    private func merge(_ dependency: _Dependency) {
+        let raw = dependency.object.unsafelyUnwrapped
+        for i in 0..<nextCount where next[i].object == raw && next[i].word == dependency.word {
+            // Read here first: the nested run's own writes came after that read.
+            next[i].mask |= dependency.mask
+            next[i].ownWrites &+= dependency.ownWrites
+            return
+        }
+        let object = Unmanaged<LockedObject>.fromOpaque(raw).takeUnretainedValue()
+        append(
+            object, raw, word: dependency.word, bit: dependency.mask, property: Int(dependency.word) << 6,
+            version: dependency.version &+ UInt64(dependency.ownWrites) &* VersionWord.begunUnit)
     }
 
     /// Records a read of `property` of `object` in the running run. A repeated read of an object
@@ -172,7 +181,10 @@ final class _ScopeCore: @unchecked Sendable {
     }
 
     @inline(never)
-    func append(_ object: LockedObject, _ raw: UnsafeMutableRawPointer, word: UInt32, bit: UInt64, property: Int) {
+    func append(
+        _ object: LockedObject, _ raw: UnsafeMutableRawPointer, word: UInt32, bit: UInt64, property: Int,
+        version recorded: UInt64? = nil
+    ) {
         precondition(UInt(bitPattern: property) < UInt(LockedObject.propertyLimit), "property index out of range")
         // A short look back, for reads that alternate between a few objects whose hints another
         // scope moved.
@@ -188,7 +200,7 @@ final class _ScopeCore: @unchecked Sendable {
         if nextCount == nextCapacity { grow(&next, &nextCapacity, nextCount) }
         // Acquire: every write that ended before this load has its store visible to the caller's
         // read, which comes after (see `LockedObject._version`).
-        let version = object._version.load(ordering: .acquiring)
+        let version = recorded ?? object._version.load(ordering: .acquiring)
         var entry = _Dependency(
             object: raw, mask: bit, installedMask: 0, version: version, word: word, ownWrites: 0, slot: -1)
         if cursor < depCount && deps[cursor].object == raw && deps[cursor].word == word {

@@ -167,6 +167,17 @@ import Testing
         b.value = 1
         #expect(inner.count == 1)
         #expect(outer.count == 1)
+        // A write in the nested body is the enclosing run's own write too.
+        _ = outerScope.run {
+            a.value + innerScope.run {
+                let v = a.value
+                a.value = v + 1
+                return b.value
+            }
+        }
+        #expect(inner.count == 1)
+        #expect(outer.count == 1)
+        #expect(outerScope.isArmed && innerScope.isArmed)
         outerScope.cancel()
         innerScope.cancel()
     }
