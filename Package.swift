@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependencies point one way:
 //   bench -> Harness + Workloads -> LockFreeObservation -> CTrackingSupport
+//   Workloads -> LockedObservation -> LockFreeObservation (its `ChangeObserver`), CLockedTracking
 //   Workloads -> Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
 // Every contender's models (Benchmarks/Workloads/Contenders, one file each) are compiled in the
 // module that runs them, under the same settings: no contender pays a module boundary another
@@ -15,6 +16,7 @@ let package = Package(
     name: "ObservationBench",
     products: [
         .library(name: "LockFreeObservation", targets: ["LockFreeObservation"]),
+        .library(name: "LockedObservation", targets: ["LockedObservation"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
     traits: [
@@ -31,6 +33,10 @@ let package = Package(
             name: "LockFreeObservation", dependencies: ["CTrackingSupport"],
             swiftSettings: [.define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"]))]
         ),
+        // The ablation: the same registrar design with each object's observer state behind a lock
+        // (the `locked` contender), with its own thread-local.
+        .target(name: "CLockedTracking"),
+        .target(name: "LockedObservation", dependencies: ["CLockedTracking", "LockFreeObservation"]),
 
         // The benchmark suite.
         .systemLibrary(
@@ -51,7 +57,7 @@ let package = Package(
         // leave out dynamic exclusivity checks for all of it (every contender alike; debug builds,
         // the tests, keep them). The registrar keeps Swift's defaults.
         .target(
-            name: "Workloads", dependencies: ["LockFreeObservation", "Harness"], path: "Benchmarks/Workloads",
+            name: "Workloads", dependencies: ["LockFreeObservation", "LockedObservation", "Harness"], path: "Benchmarks/Workloads",
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         .executableTarget(
@@ -62,6 +68,7 @@ let package = Package(
         .executableTarget(name: "probe", path: "Benchmarks/probe"),
 
         .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
+        .testTarget(name: "LockedObservationTests", dependencies: ["LockedObservation"]),
         .testTarget(name: "ContendersTests", dependencies: ["Workloads"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness"]),
         .testTarget(name: "WorkloadsTests", dependencies: ["Workloads"]),

@@ -419,14 +419,17 @@ final class Box<Value> {
 /// One global settings object per contender, as an app's singleton or environment object.
 enum GlobalSettings {
     nonisolated(unsafe) static let lockfree = LockFree.Settings()
+    nonisolated(unsafe) static let locked = Locked.Settings()
     nonisolated(unsafe) static let apple = Apple.Settings()
     nonisolated(unsafe) static let naive = Naive.Settings()
 
     static func shared<C: Contender>(_: C.Type) -> C.Settings {
         switch C.name {
         case "lockfree": lockfree as! C.Settings
+        case "locked": locked as! C.Settings
         case "apple": apple as! C.Settings
-        default: naive as! C.Settings
+        case "naive": naive as! C.Settings
+        default: fatalError("no global settings for \(C.name)")
         }
     }
 }

@@ -7,6 +7,7 @@ public enum Contenders {
     public static func visitAll<V: ContenderVisitor>(_ visitor: V) -> [V.Result] {
         [
             visitor.visit(LockFree.self),
+            visitor.visit(Locked.self),
             visitor.visit(Apple.self),
             visitor.visit(Naive.self),
         ]

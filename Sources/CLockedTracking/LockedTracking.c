@@ -1,0 +1,31 @@
+#include "CLockedTracking.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+_Thread_local locked_tracking_thread locked_tracking_current __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+// Frees the calling thread's buffer when it exits (the argument is only the key's trigger).
+static void release_thread_state(void *unused) {
+    (void)unused;
+    free(locked_tracking_current.pending);
+    locked_tracking_current.pending = 0;
+    locked_tracking_current.pendingCapacity = 0;
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, release_thread_state); }
+
+void locked_tracking_grow_pending(locked_tracking_thread *state) {
+    if (!state->pending) {
+        pthread_once(&exit_key_once, make_exit_key);
+        pthread_setspecific(exit_key, (void *)1);
+    }
+    intptr_t next = state->pendingCapacity < 16 ? 16 : state->pendingCapacity * 2;
+    void **grown = realloc(state->pending, (size_t)next * sizeof(void *));
+    if (!grown) abort();
+    state->pending = grown;
+    state->pendingCapacity = next;
+}

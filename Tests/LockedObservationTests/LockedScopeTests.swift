@@ -1,0 +1,235 @@
+import Foundation
+import LockFreeObservation
+import Synchronization
+import Testing
+
+@testable import LockedObservation
+
+@Suite struct LockedScopeTests {
+    @Test func oneShotFiresOnce() {
+        let counter = Counter()
+        let probe = Probe()
+        let (value, token) = LockedTracking.withTracking({ counter.value }, notifying: probe)
+        #expect(value == 0)
+        #expect(token.isArmed)
+        #expect(counter._observerCount == 1)
+        counter.value = 1
+        counter.value = 2
+        counter.value = 3
+        #expect(probe.count == 1)
+        #expect(!token.isArmed)
+        #expect(!token.cancel())
+        // A fired `withTracking` scope drops its slot.
+        #expect(counter._observerCount == 0)
+    }
+
+    @Test func oneShotCancelled() {
+        let counter = Counter()
+        let probe = Probe()
+        let token = LockedTracking.withTracking({ counter.value }, notifying: probe).token
+        #expect(token.cancel())
+        counter.value = 1
+        #expect(probe.count == 0)
+        #expect(counter._observerCount == 0)
+    }
+
+    @Test func scopeIsToldOncePerRun() {
+        let counter = Counter()
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        #expect(scope.run { counter.value } == 0)
+        counter.value = 1
+        counter.value = 2
+        #expect(probe.count == 1)
+        #expect(!scope.isArmed)
+        #expect(scope.run { counter.value } == 2)
+        counter.value = 3
+        #expect(probe.count == 2)
+        scope.cancel()
+        #expect(counter._observerCount == 0)
+        _ = scope.run { counter.value }
+        counter.value = 4
+        #expect(probe.count == 2)
+    }
+
+    @Test func reuseKeepsDependencies() {
+        let counters = (0..<4).map { _ in Counter() }
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        let body = { counters.reduce(0) { $0 + $1.value } + counters[0].label.count }
+        _ = scope.run(body)
+        #expect(scope.dependencyCount == 4)
+        #expect(scope.lastRunSlotUpdates == 4)
+        let capacity = counters.map(\._observerCapacity)
+        for _ in 0..<1000 {
+            _ = scope.run(body)
+            #expect(scope.dependencyCount == 4)
+            #expect(scope.lastRunSlotUpdates == 0)
+        }
+        #expect(counters.map(\._observerCount) == [1, 1, 1, 1])
+        #expect(counters.map(\._observerCapacity) == capacity)
+        counters[0].label = "x"
+        #expect(probe.count == 1)
+        scope.cancel()
+        #expect(counters.map(\._observerCount) == [0, 0, 0, 0])
+    }
+
+    @Test func droppedDependencyNoLongerNotifiesAndNewOneDoes() {
+        let a = Counter(), b = Counter(), c = Counter()
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        _ = scope.run { a.value + b.value }
+        #expect(scope.dependencyCount == 2)
+        // b dropped (the cursor skips it), c new.
+        _ = scope.run { a.value + c.value }
+        #expect(scope.dependencyCount == 2)
+        #expect(scope.lastRunSlotUpdates == 2)
+        #expect(b._observerCount == 0)
+        #expect(c._observerCount == 1)
+        b.value = 1
+        #expect(probe.count == 0)
+        c.value = 1
+        #expect(probe.count == 1)
+        // A kept dependency whose properties changed updates its slot.
+        _ = scope.run { a.label.count + c.value }
+        #expect(scope.lastRunSlotUpdates == 1)
+        a.value = 5
+        #expect(probe.count == 1)
+        a.label = "new"
+        #expect(probe.count == 2)
+        scope.cancel()
+    }
+
+    @Test func writesInTheBodyDoNotNotifyTheScope() {
+        let counter = Counter()
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        _ = scope.run { counter.value }
+        _ = scope.run {
+            let v = counter.value
+            counter.value = v + 1  // observed property, written by the body itself
+            return counter.value
+        }
+        #expect(probe.count == 0)
+        #expect(scope.isArmed)
+        counter.value = 10
+        #expect(probe.count == 1)
+        scope.cancel()
+    }
+
+    @Test func callbackSeesTheOldValueAndMayRerun() {
+        let counter = Counter()
+        let seen = Mutex<[Int]>([])
+        final class Rerun: ChangeObserver, @unchecked Sendable {
+            // `@unchecked Sendable`: single-threaded test.
+            var scope: LockedScope?
+            let counter: Counter
+            let seen: (Int) -> Void
+            init(_ counter: Counter, _ seen: @escaping (Int) -> Void) { self.counter = counter; self.seen = seen }
+            func observedValueWillChange() {
+                seen(counter.value)
+                // Re-run inside the callback, before the store: the scope reads the old value and
+                // must be told again once the store lands.
+                _ = scope?.run { counter.value }
+            }
+        }
+        let observer = Rerun(counter) { v in seen.withLock { $0.append(v) } }
+        let scope = LockedScope(observer)
+        observer.scope = scope
+        _ = scope.run { counter.value }
+        counter.value = 1
+        #expect(seen.withLock { $0 } == [0, 1])
+        scope.cancel()
+        observer.scope = nil
+    }
+
+    @Test func continuousObservationUntilCancelled() {
+        let counter = Counter()
+        let calls = Atomic<Int>(0)
+        let token = LockedTracking.observeChanges({ _ = counter.value }) { calls.add(1, ordering: .relaxed) }
+        for i in 1...40 { counter.value = i }
+        counter.label = "other"
+        #expect(calls.load(ordering: .relaxed) == 40)
+        #expect(token.cancel())
+        counter.value = 0
+        #expect(calls.load(ordering: .relaxed) == 40)
+        #expect(counter._observerCount == 0)
+    }
+
+    @Test func nestedRunsCountForTheEnclosingScope() {
+        let a = Counter(), b = Counter()
+        let outer = Probe(), inner = Probe()
+        let outerScope = LockedScope(outer)
+        let innerScope = LockedScope(inner)
+        _ = outerScope.run { a.value + innerScope.run { b.value } }
+        #expect(outerScope.dependencyCount == 2)
+        #expect(innerScope.dependencyCount == 1)
+        b.value = 1
+        #expect(inner.count == 1)
+        #expect(outer.count == 1)
+        // A write in the nested body is the enclosing run's own write too.
+        _ = outerScope.run {
+            a.value + innerScope.run {
+                let v = a.value
+                a.value = v + 1
+                return b.value
+            }
+        }
+        #expect(inner.count == 1)
+        #expect(outer.count == 1)
+        #expect(outerScope.isArmed && innerScope.isArmed)
+        outerScope.cancel()
+        innerScope.cancel()
+    }
+
+    @Test func droppedScopeReleasesItsObjects() {
+        weak var weakCounter: Counter?
+        do {
+            let counter = Counter()
+            weakCounter = counter
+            let scope = LockedScope(Probe())
+            _ = scope.run { counter.value }
+        }
+        #expect(weakCounter == nil)
+    }
+
+    /// The value oracle: a writer increments a value N times while this thread re-runs a scope
+    /// reading it whenever told; once the writer stops, the last value read is the final value.
+    /// `startWriterFirst`: the first run races the writer's first writes (unobserved writes, the
+    /// fast path, against the first install).
+    @Test(arguments: [false, true])
+    func concurrentWriterLosesNoChange(startWriterFirst: Bool) {
+        let writes = 20_000
+        for _ in 0..<5 {
+            let counter = Counter()
+            let told = Probe()
+            let scope = LockedScope(told)
+            let done = Atomic<Bool>(false)
+            let thread = Thread { [counter] in
+                for i in 1...writes { counter.value = i }
+                done.store(true, ordering: .releasing)
+            }
+            var lastRead = 0
+            if startWriterFirst {
+                thread.start()
+                lastRead = scope.run { counter.value }
+            } else {
+                lastRead = scope.run { counter.value }
+                thread.start()
+            }
+            var seen = 0
+            var runs = 0
+            while !done.load(ordering: .acquiring) {
+                if told.count != seen {
+                    seen = told.count
+                    lastRead = scope.run { counter.value }
+                    runs += 1
+                }
+            }
+            if told.count != seen { lastRead = scope.run { counter.value } }
+            #expect(lastRead == writes, "the last value read is the final one (\(runs) re-runs)")
+            #expect(scope.dependencyCount == 1)
+            scope.cancel()
+        }
+    }
+}
