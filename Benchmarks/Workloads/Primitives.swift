@@ -6,7 +6,7 @@ import Synchronization
 /// The registrar primitives (Documentation/Workloads.md, section 4): the numbers the registrar is held to.
 enum Primitives {
     static func benchmarks() -> [Benchmark] {
-        [plainRead()] + Family().benchmarks
+        [plainRead()] + retrackFloor() + Family().benchmarks
     }
 
     struct Family: WorkloadFamily {
@@ -236,7 +236,7 @@ enum Primitives {
                 }
             })
         }
-        return list
+        return list + retracking(C.self)
     }
 }
 

@@ -82,6 +82,11 @@ struct DependencyStore {
     var dependencies = DependencyBuffer()
     var count = 0
     var spare = DependencyBuffer()
+    /// The properties the installed slots watch, over all dependencies: a run that read as many,
+    /// none outside them (`tracking_thread.reshaped`), read exactly them.
+    var watchedBits = 0
+    /// Dependencies whose slots are straddling: while any is, every run re-examines them all.
+    var straddling = 0
 
     /// The store of `record`, allocated on first use. Relaxed: the record's owner is the only
     /// thread that touches it; a record changes owners through the pool, whose release/acquire

@@ -42,7 +42,10 @@ public struct ReusableScope: Sendable, Hashable {
         scope.pointee.kind.store(ScopeKind.reusable.rawValue, ordering: .relaxed)
         // A reusable scope retains its objects, so none of them can go away under it.
         scope.pointee.watchedSlots.store(WatchedSlots(generation: free.generation, count: 0).raw, ordering: .relaxed)
-        DependencyStore.of(scope).pointee.count = 0
+        let store = DependencyStore.of(scope)
+        store.pointee.count = 0
+        store.pointee.watchedBits = 0
+        store.pointee.straddling = 0
         let idle = free.idle
         idle._checkInvariants()
         // Release: publishes the payload to a thread that claims the record from a slot.
@@ -52,6 +55,10 @@ public struct ReusableScope: Sendable, Hashable {
     }
 
     private var scope: UnsafeMutablePointer<ScopeRecord> { ScopeTable.shared.record(record) }
+
+    /// `tracking_entry.dependency` of an entry whose retain the scope took over: the outermost
+    /// scope's end does not release it.
+    static let retainTakenOver: Int32 = -2
 
     /// Whether the last run's dependencies are watched: the scope has run, has not been told of a
     /// change since, and has not been cancelled.
@@ -74,6 +81,8 @@ public struct ReusableScope: Sendable, Hashable {
         let savedCursor = thread.pointee.cursor
         let savedCount = thread.pointee.dependencyCount
         let savedDepth = thread.pointee.cursorDepth
+        let savedBits = thread.pointee.bitsRead
+        let savedReshaped = thread.pointee.reshaped
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
         thread.pointee.depth += 1
@@ -84,14 +93,19 @@ public struct ReusableScope: Sendable, Hashable {
         thread.pointee.cursor = 0
         thread.pointee.dependencyCount = outermost ? store.pointee.count : 0
         thread.pointee.cursorDepth = outermost ? 1 : 0
+        thread.pointee.bitsRead = 0
+        thread.pointee.reshaped = 0
 
         func finish() {
             let kept = thread.pointee.cursor
+            let sameAsLastRun = thread.pointee.reshaped == 0 && thread.pointee.bitsRead == store.pointee.watchedBits
+            thread.pointee.bitsRead = savedBits
+            thread.pointee.reshaped = savedReshaped
             thread.pointee.dependencies = savedDependencies
             thread.pointee.cursor = savedCursor
             thread.pointee.dependencyCount = savedCount
             thread.pointee.cursorDepth = savedDepth
-            reconcile(thread, from: start, kept: kept)
+            reconcile(thread, from: start, kept: kept, sameAsLastRun: sameAsLastRun, outermost: outermost)
             TrackingScope.end(thread, savedStart: savedStart)
         }
         do {
@@ -120,6 +134,8 @@ public struct ReusableScope: Sendable, Hashable {
             }
         }
         store.pointee.count = 0
+        store.pointee.watchedBits = 0
+        store.pointee.straddling = 0
         store.pointee.dependencies.shrink(above: 256)
         store.pointee.spare.shrink(above: 256)
         // Its slots stay in the objects until an install or a scan reuses them: once the record
@@ -166,15 +182,23 @@ public struct ReusableScope: Sendable, Hashable {
     /// - Other previous dependencies are dropped: their slots emptied, their objects released.
     /// - The run's other entries are new: retained, installed and re-checked like `withTracking`'s
     ///   (slots, mask, then the write word), as is any dependency whose slots were rewritten.
-    private func reconcile(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int) {
+    ///
+    /// `sameAsLastRun`: every kept dependency was read with exactly its installed properties, no
+    /// write in flight, and none skipped (counted by the reads: `tracking_thread.bitsRead`,
+    /// `reshaped`). With no new entry, no dependency left unread and no straddling slot, the run
+    /// read what the last one read, in the same order, and nothing moves: no pass over the list.
+    private func reconcile(
+        _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int, sameAsLastRun: Bool,
+        outermost: Bool
+    ) {
         let scope = self.scope
         let store = DependencyStore.of(scope)
         defer { scope.pointee.runner.store(0, ordering: .relaxed) }
         let end = thread.pointee.count
+        let previousCount = store.pointee.count
+        if sameAsLastRun && end == start && cursor == previousCount && store.pointee.straddling == 0 { return }
         let entries = thread.pointee.entries
         let previous = store.pointee.dependencies.base
-        let previousCount = store.pointee.count
-        // Most runs read what the last one read, in the same order: then nothing moves.
         var unchanged = end == start && cursor == previousCount
         for j in 0..<previousCount {
             let dependency = previous.unsafelyUnwrapped + j
@@ -221,8 +245,13 @@ public struct ReusableScope: Sendable, Hashable {
                     reinstall(&dependency, mask: entry.mask)
                 }
             } else {
-                // The buffer's retain is released when the outermost scope ends; the scope's own:
-                _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
+                // The scope takes the buffer's retain over when no enclosing scope needs the entry
+                // after this run; otherwise it takes one of its own.
+                if outermost {
+                    entries.unsafelyUnwrapped[e].dependency = Self.retainTakenOver
+                } else {
+                    _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
+                }
                 dependency = Dependency(
                     object: entry.object, mask: 0, read: 0, version: entry.version, word: entry.word,
                     ownWrites: entry.ownWrites, slot: nil, straddling: false)
@@ -254,6 +283,14 @@ public struct ReusableScope: Sendable, Hashable {
 
         swap(&store.pointee.dependencies, &store.pointee.spare)
         store.pointee.count = count
+        var watchedBits = 0
+        var straddling = 0
+        for i in 0..<count {
+            watchedBits += next[i].mask.nonzeroBitCount
+            if next[i].straddling { straddling += 1 }
+        }
+        store.pointee.watchedBits = watchedBits
+        store.pointee.straddling = straddling
         for j in 0..<previousCount where previous.unsafelyUnwrapped[j].fate == .dropped {
             Unmanaged<TrackedObject>.fromOpaque(previous.unsafelyUnwrapped[j].object).release()
         }

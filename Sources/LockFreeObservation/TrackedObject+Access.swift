@@ -20,10 +20,49 @@ extension TrackedObject {
         }
     }
 
-    /// A read in a reusable scope's run that matches the next of its previous dependencies costs a
-    /// compare and a load of the write word, written to the scope's own memory; a repeated read
-    /// finds its entry through the thread's `seen` table; anything else goes to `_appendAccess`
-    /// (out of line, so the common reads need no stack frame). Nothing here writes to the object.
+    /// The commonest tracked reads of a view's body: the read the running reusable scope expects
+    /// next (its last run read this object there), and a repeated read of the dependency just
+    /// kept (a row reading a book's title, then its author). They cost a compare or two, a load
+    /// of the write word and stores to the scope's and the thread's own memory: no write to the
+    /// object, and few enough registers that they need no stack frame. Returns `false` for any
+    /// other read.
+    @inline(__always)
+    final func _recordKeptAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
+        guard thread.pointee.cursorDepth == thread.pointee.depth else { return false }
+        let next = thread.pointee.cursor
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let word = UInt32(truncatingIfNeeded: property >> 6)
+        let bit: UInt64 = 1 << UInt64(property & 63)
+        if next < thread.pointee.dependencyCount {
+            let dependency = Dependency.at(thread.pointee.dependencies, next)
+            if dependency.pointee.object == me && dependency.pointee.word == word {
+                // seq_cst: the reader's half of `ReusableScope.run`'s Dekker pair (the scope was
+                // armed first); a plain load on x86.
+                let version = _writes.load(ordering: .sequentiallyConsistent)
+                dependency.pointee.keep(bit, version: version)
+                thread.pointee.cursor = next &+ 1
+                thread.pointee.bitsRead &+= 1
+                // A property outside the installed slots, or a write in flight, reshapes it.
+                thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: (bit & ~dependency.pointee.mask) | WriteWord.inFlight(version)))
+                tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: me, index: -1 &- next)
+                return true
+            }
+        }
+        guard next > 0 else { return false }
+        let last = Dependency.at(thread.pointee.dependencies, next &- 1)
+        let read = last.pointee.read
+        guard last.pointee.object == me, last.pointee.word == word, read != 0 else { return false }
+        if read & bit == 0 {
+            last.pointee.read = read | bit
+            thread.pointee.bitsRead &+= 1
+            thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~last.pointee.mask))
+        }
+        return true
+    }
+
+    /// A read that `_recordKeptAccess` did not take: a repeated read finds its entry (or kept
+    /// dependency) through the thread's `seen` table; anything else goes to `_appendAccess` (out
+    /// of line, so the repeated read needs no stack frame). Nothing here writes to the object.
     @inline(__always)
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let word = UInt32(truncatingIfNeeded: property >> 6)
@@ -31,20 +70,6 @@ extension TrackedObject {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let seen = tracking_seen_slot(thread, me).unsafelyUnwrapped
         let cursorActive = thread.pointee.cursorDepth == thread.pointee.depth
-        if cursorActive {
-            let next = thread.pointee.cursor
-            if next < thread.pointee.dependencyCount {
-                let dependency = Dependency.at(thread.pointee.dependencies, next)
-                if dependency.pointee.object == me && dependency.pointee.word == word {
-                    // seq_cst: the reader's half of `ReusableScope.run`'s Dekker pair (the scope
-                    // was armed first); a plain load on x86.
-                    dependency.pointee.keep(bit, version: _writes.load(ordering: .sequentiallyConsistent))
-                    thread.pointee.cursor = next &+ 1
-                    seen.pointee = tracking_seen(object: me, index: -1 &- next)
-                    return
-                }
-            }
-        }
         if seen.pointee.object == me {
             let index = seen.pointee.index
             if index >= 0 {
@@ -63,8 +88,13 @@ extension TrackedObject {
                 }
             } else if cursorActive && -1 &- index < thread.pointee.cursor {
                 let dependency = Dependency.at(thread.pointee.dependencies, -1 &- index)
-                if dependency.pointee.object == me && dependency.pointee.word == word && dependency.pointee.read != 0 {
-                    dependency.pointee.read |= bit
+                let read = dependency.pointee.read
+                if dependency.pointee.object == me && dependency.pointee.word == word && read != 0 {
+                    if read & bit == 0 {
+                        dependency.pointee.read = read | bit
+                        thread.pointee.bitsRead &+= 1
+                        thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~dependency.pointee.mask))
+                    }
                     return
                 }
             }
@@ -90,6 +120,7 @@ extension TrackedObject {
                     Dependency.at(thread.pointee.dependencies, skipped).pointee.read = 0
                     dependency.pointee.keep(1 << UInt64(property & 63), version: _writes.load(ordering: .sequentiallyConsistent))
                     thread.pointee.cursor = skipped &+ 2
+                    thread.pointee.reshaped = 1
                     tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -2 &- skipped)
                     return
                 }
@@ -140,5 +171,7 @@ extension TrackedObject {
 /// it reads.
 @usableFromInline @_effects(releasenone)
 func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
-    object._recordAccess(property, tracking_thread_state().unsafelyUnwrapped)
+    let thread = tracking_thread_state().unsafelyUnwrapped
+    if object._recordKeptAccess(property, thread) { return }
+    object._recordAccess(property, thread)
 }

@@ -93,10 +93,13 @@ enum TrackingScope {
         guard thread.pointee.depth == 0 else { return }
         while thread.pointee.count > 0 {
             let last = thread.pointee.count - 1
-            let object = thread.pointee.entries![last].object!
+            let entry = thread.pointee.entries![last]
             thread.pointee.count = last
             _schedulePoint()
-            Unmanaged<TrackedObject>.fromOpaque(object).release()
+            // A reusable scope may have taken the entry's retain over (`ReusableScope.reconcile`).
+            if entry.dependency != ReusableScope.retainTakenOver {
+                Unmanaged<TrackedObject>.fromOpaque(entry.object!).release()
+            }
         }
     }
 

@@ -43,6 +43,8 @@ typedef struct tracking_thread {
     intptr_t cursor;          ///< The next of them a read is expected to match.
     intptr_t dependencyCount; ///< How many there are.
     intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
+    intptr_t bitsRead;        ///< Distinct properties the run has read of its kept dependencies.
+    intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
     tracking_seen seen[TRACKING_SEEN_COUNT];
 } tracking_thread;
 

@@ -1,0 +1,184 @@
+import Harness
+import LockFreeObservation
+
+/// Re-evaluating a view whose dependencies did not change, or changed by one: the cost that
+/// fine-grained observation adds to every evaluation (Documentation/Workloads.md, section 4).
+extension Primitives {
+    static let retrackObjectCounts = [1, 64, 1024]
+
+    /// The floor: the same body as `retrack-unchanged`, over plain objects, with no tracking.
+    static func retrackFloor() -> [Benchmark] {
+        final class Plain { var value: Double; init(_ v: Double) { value = v } }
+        return [Benchmark(
+            family: "primitives/retrack-unchanged", contender: Benchmark.floorContender,
+            parameterSets: sets("objects", retrackObjectCounts), parameterKinds: objectsKind,
+            instructionOperations: instructionOperations
+        ) { params in
+            let cells = (0..<params.int("objects", default: 64)).map { Plain(Double($0)) }
+            return ClosureInstance { ops in
+                var total = 0.0
+                for _ in 0..<ops {
+                    var sum = 0.0
+                    for cell in cells { sum += cell.value }
+                    total += sum
+                    blackHole(total)
+                }
+                return Int(total)
+            }
+        }]
+    }
+
+    static let objectsKind: [String: ParameterKind] = ["objects": .oneOf(retrackObjectCounts.map(String.init))]
+
+    static func instructionOperations(_ params: Parameters) -> Int {
+        max(20, 20_000 / params.int("objects", default: 64))
+    }
+
+    static func retracking<C: Contender>(_: C.Type) -> [Benchmark] {
+        let name = C.name
+        var list: [Benchmark] = []
+
+        // One operation: one evaluation of a view reading one property of each of M objects, none
+        // of which changed since its last evaluation.
+        list.append(Benchmark(
+            family: "primitives/retrack-unchanged", contender: name,
+            parameterSets: sets("objects", retrackObjectCounts), parameterKinds: objectsKind,
+            expectedCounts: { _ in InvalidationCounts() },
+            instructionOperations: instructionOperations
+        ) { params in
+            let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
+            let holding = Holdings(all: cells)
+            let observer = CountingObserver()
+            var subscription: C.Subscription?
+            return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
+                var total = 0.0
+                for _ in 0..<ops {
+                    total += C.evaluate({
+                        var sum = 0.0
+                        for cell in cells { sum += cell.value }
+                        return sum
+                    }, holding: holding, observer: observer, subscription: &subscription)
+                }
+                return Int(total)
+            }
+        })
+
+        // One operation: one of 64 objects changes (in turn), then the view re-evaluates.
+        list.append(Benchmark(
+            family: "primitives/retrack-one-changed", contender: name,
+            parameterSets: sets("objects", [64]), parameterKinds: ["objects": .integer(1...4096)],
+            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
+            instructionOperations: { _ in 1000 }
+        ) { params in
+            let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
+            let holding = Holdings(all: cells)
+            let observer = CountingObserver()
+            var subscription: C.Subscription?
+            var round = 0.0
+            return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
+                var total = 0.0
+                round += 1
+                total += C.evaluate({
+                    var sum = 0.0
+                    for cell in cells { sum += cell.value }
+                    return sum
+                }, holding: holding, observer: observer, subscription: &subscription)
+                for i in 0..<ops {
+                    cells[i % cells.count].value = round * 1_000_000 + Double(i)
+                    total += C.evaluate({
+                        var sum = 0.0
+                        for cell in cells { sum += cell.value }
+                        return sum
+                    }, holding: holding, observer: observer, subscription: &subscription)
+                }
+                return Int(total)
+            }
+        })
+
+        // Views on 1 or 2 threads re-evaluating over the same 64 objects (the reuse path), or over
+        // 64 objects of their own; one operation is one evaluation on each thread, so perfect
+        // scaling keeps the time per operation of 1 thread.
+        for shared in [true, false] {
+            list.append(Benchmark(
+                family: shared ? "primitives/tracked-read-threads" : "primitives/tracked-read-threads-private",
+                contender: name,
+                parameterSets: sets("threads", shared ? [1, 2] : [2]), parameterKinds: ["threads": .integer(1...2)],
+                expectedCounts: { _ in InvalidationCounts() }
+            ) { params in
+                let threads = params.int("threads", default: 2)
+                let mine = (0..<64).map { C.Cell(Double($0)) }
+                let theirs = shared ? mine : (0..<64).map { C.Cell(Double($0)) }
+                let worker = threads == 2 ? Worker(spinning: true) : nil
+                let view = ThreadView<C>(cells: mine)
+                let otherView = UncheckedSendable(ThreadView<C>(cells: theirs))
+                return ClosureInstance(counts: {
+                    let n = view.observer.notifications + otherView.value.observer.notifications
+                    return InvalidationCounts(notifications: n, invalidations: n)
+                }) { ops in
+                    worker?.start {
+                        for _ in 0..<ops { otherView.value.evaluate() }
+                    }
+                    var total = 0.0
+                    for _ in 0..<ops { total += view.evaluate() }
+                    worker?.wait()
+                    return Int(total)
+                }
+            })
+        }
+        // One-shot scopes over the same 64 objects on 1 or 2 threads: a view mounted, evaluated
+        // and unmounted (a new subscription each time, so nothing can be reused).
+        list.append(Benchmark(
+            family: "primitives/track-once-threads", contender: name,
+            parameterSets: sets("threads", [1, 2]), parameterKinds: ["threads": .integer(1...2)],
+            expectedCounts: { _ in InvalidationCounts() }
+        ) { params in
+            let threads = params.int("threads", default: 2)
+            let cells = (0..<64).map { C.Cell(Double($0)) }
+            let worker = threads == 2 ? Worker(spinning: true) : nil
+            let view = ThreadView<C>(cells: cells)
+            let otherView = UncheckedSendable(ThreadView<C>(cells: cells))
+            return ClosureInstance(counts: {
+                let n = view.observer.notifications + otherView.value.observer.notifications
+                return InvalidationCounts(notifications: n, invalidations: n)
+            }) { ops in
+                worker?.start {
+                    for _ in 0..<ops { otherView.value.mountOnce() }
+                }
+                var total = 0.0
+                for _ in 0..<ops { total += view.mountOnce() }
+                worker?.wait()
+                return Int(total)
+            }
+        })
+        return list
+    }
+}
+
+/// A view over 64 cells that one thread re-evaluates.
+final class ThreadView<C: Contender> {
+    let cells: [C.Cell]
+    let holding: Holdings
+    let observer = CountingObserver()
+    var subscription: C.Subscription?
+
+    init(cells: [C.Cell]) {
+        self.cells = cells
+        holding = Holdings(all: cells)
+    }
+
+    @discardableResult
+    func evaluate() -> Double {
+        C.evaluate({
+            var sum = 0.0
+            for cell in cells { sum += cell.value }
+            return sum
+        }, holding: holding, observer: observer, subscription: &subscription)
+    }
+
+    /// Evaluates the view as if just mounted, then unmounts it.
+    func mountOnce() -> Double {
+        let value = evaluate()
+        C.unsubscribe(&subscription)
+        return value
+    }
+}
