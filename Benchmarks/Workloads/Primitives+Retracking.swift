@@ -50,6 +50,10 @@ extension Primitives {
             let holding = Holdings(all: cells)
             let observer = CountingObserver()
             var subscription: C.Subscription?
+            // A view rendered before: mounted, then evaluated again, in the setup.
+            for _ in 0..<2 {
+                _ = C.evaluate({ cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer, subscription: &subscription)
+            }
             return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
                 var total = 0.0
                 for _ in 0..<ops {
@@ -74,6 +78,10 @@ extension Primitives {
             let holding = Holdings(all: cells)
             let observer = CountingObserver()
             var subscription: C.Subscription?
+            // A view rendered before: mounted, then evaluated again, in the setup.
+            for _ in 0..<2 {
+                _ = C.evaluate({ cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer, subscription: &subscription)
+            }
             var round = 0.0
             return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
                 var total = 0.0
@@ -161,9 +169,12 @@ final class ThreadView<C: Contender> {
     let observer = CountingObserver()
     var subscription: C.Subscription?
 
+    /// Mounted and rendered once more, as a view that re-renders is.
     init(cells: [C.Cell]) {
         self.cells = cells
         holding = Holdings(all: cells)
+        evaluate()
+        evaluate()
     }
 
     @discardableResult

@@ -50,6 +50,10 @@ enum Primitives {
             let cells = (0..<8).map { C.Cell(Double($0)) }
             let observer = CountingObserver()
             var subscription: C.Subscription?
+            // A view rendered before: mounted, then evaluated again, in the setup.
+            for _ in 0..<2 {
+                _ = C.evaluate({ cells.reduce(0) { $0 + $1.value } }, holding: Holdings(cells[0]), observer: observer, subscription: &subscription)
+            }
             return ClosureInstance { ops in
                 var total = 0.0
                 var remaining = ops
@@ -133,6 +137,10 @@ enum Primitives {
             let record = C.Record()
             let observer = CountingObserver()
             var subscription: C.Subscription?
+            // Mounted: evaluated once in the setup, as a view is before its first change.
+            _ = C.evaluate({ record.p0 }, holding: Holdings(record), observer: observer, subscription: &subscription)
+            record.p0 &+= 1
+            observer.notifications = 0
             return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
                 var sum = 0
                 for _ in 0..<ops {
@@ -158,6 +166,10 @@ enum Primitives {
             let cells = (0..<m).map { C.Cell(Double($0)) }
             let observer = CountingObserver()
             var subscription: C.Subscription?
+            // Mounted: evaluated once in the setup, as a view is before its first change.
+            _ = C.evaluate({ cells.reduce(0) { $0 + $1.value } }, holding: Holdings(cells[0]), observer: observer, subscription: &subscription)
+            cells[0].value += 1
+            observer.notifications = 0
             return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
                 var sum = 0.0
                 for _ in 0..<ops {
@@ -186,6 +198,12 @@ enum Primitives {
             let cell = C.Cell(0)
             let observers = (0..<n).map { _ in CountingObserver() }
             var subscriptions = [C.Subscription?](repeating: nil, count: n)
+            // Mounted: each view evaluated once in the setup, as before its first change.
+            for i in 0..<n {
+                _ = C.evaluate({ cell.value }, holding: Holdings(cell), observer: observers[i], subscription: &subscriptions[i])
+            }
+            cell.value += 1
+            for observer in observers { observer.notifications = 0 }
             return ClosureInstance(counts: {
                 let total = observers.reduce(0) { $0 + $1.notifications }
                 return InvalidationCounts(notifications: total, invalidations: total)

@@ -51,53 +51,61 @@ struct Dependency {
     }
 }
 
-/// A growable buffer of dependencies, allocated once per record and reused by its later scopes.
+/// A growable buffer of dependencies. It starts in a few slots set aside for its record
+/// (`DependencyStore.inlineCapacity`), so a view that reads a few objects allocates nothing, and
+/// grows into an allocation kept by the record for its later scopes.
 struct DependencyBuffer {
-    var base: UnsafeMutablePointer<Dependency>?
-    var capacity = 0
+    var base: UnsafeMutablePointer<Dependency>
+    var capacity: Int
+    /// The record's own slots, which are never freed.
+    let inline: UnsafeMutablePointer<Dependency>
 
-    mutating func reserve(_ count: Int) {
+    init(inline: UnsafeMutablePointer<Dependency>, capacity: Int) {
+        self.inline = inline
+        base = inline
+        self.capacity = capacity
+    }
+
+    /// Makes room for `count` dependencies, with a quarter more for a list that grows a little
+    /// from run to run (`exactly`: no more than `count`). The old contents are not kept: the
+    /// caller builds into the buffer afresh.
+    mutating func reserve(_ count: Int, exactly: Bool = false) {
         guard count > capacity else { return }
-        let grown = UnsafeMutablePointer<Dependency>.allocate(capacity: max(count, 2 * capacity, 8))
-        if let base {
-            // Dependencies are trivial values; the old contents are not needed by the caller.
-            base.deallocate()
-        }
-        base = grown
-        capacity = max(count, 2 * capacity, 8)
+        let grown = exactly ? count : max(count + count / 4 + 8, 2 * capacity)
+        if base != inline { base.deallocate() }
+        base = .allocate(capacity: grown)
+        capacity = grown
     }
 
     /// Frees a buffer grown beyond what a typical view needs, so that a pooled record does not keep
     /// a large allocation for ever.
     mutating func shrink(above limit: Int) {
-        guard capacity > limit, let base else { return }
+        guard capacity > limit, base != inline else { return }
         base.deallocate()
-        self.base = nil
-        capacity = 0
+        base = inline
+        capacity = DependencyStore.inlineCapacity
     }
 }
 
 /// A reusable scope's dependencies: the last run's, and a spare buffer the next run builds into.
+/// One per scope record, in arrays beside the records (`ScopeTable.store(_:)`), touched only by
+/// the thread that runs or cancels the scope; kept when the record is recycled, so a view mounted
+/// in place of another allocates nothing.
 struct DependencyStore {
-    var dependencies = DependencyBuffer()
+    var dependencies: DependencyBuffer
     var count = 0
-    var spare = DependencyBuffer()
+    var spare: DependencyBuffer
     /// The properties the installed slots watch, over all dependencies: a run that read as many,
     /// none outside them (`tracking_thread.reshaped`), read exactly them.
     var watchedBits = 0
     /// Dependencies whose slots are straddling: while any is, every run re-examines them all.
     var straddling = 0
 
-    /// The store of `record`, allocated on first use. Relaxed: the record's owner is the only
-    /// thread that touches it; a record changes owners through the pool, whose release/acquire
-    /// carries the store's address and contents.
-    static func of(_ record: UnsafeMutablePointer<ScopeRecord>) -> UnsafeMutablePointer<DependencyStore> {
-        if let store = UnsafeMutablePointer<DependencyStore>(bitPattern: record.pointee.dependencyStore.load(ordering: .relaxed)) {
-            return store
-        }
-        let store = UnsafeMutablePointer<DependencyStore>.allocate(capacity: 1)
-        store.initialize(to: DependencyStore())
-        record.pointee.dependencyStore.store(UInt(bitPattern: store), ordering: .relaxed)
-        return store
+    /// Dependencies each buffer holds without allocating.
+    static let inlineCapacity = 2
+
+    init(inline: UnsafeMutablePointer<Dependency>) {
+        dependencies = DependencyBuffer(inline: inline, capacity: Self.inlineCapacity)
+        spare = DependencyBuffer(inline: inline + Self.inlineCapacity, capacity: Self.inlineCapacity)
     }
 }

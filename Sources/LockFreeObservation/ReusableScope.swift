@@ -42,7 +42,7 @@ public struct ReusableScope: Sendable, Hashable {
         scope.pointee.kind.store(ScopeKind.reusable.rawValue, ordering: .relaxed)
         // A reusable scope retains its objects, so none of them can go away under it.
         scope.pointee.watchedSlots.store(WatchedSlots(generation: free.generation, count: 0).raw, ordering: .relaxed)
-        let store = DependencyStore.of(scope)
+        let store = table.store(index)
         store.pointee.count = 0
         store.pointee.watchedBits = 0
         store.pointee.straddling = 0
@@ -68,7 +68,7 @@ public struct ReusableScope: Sendable, Hashable {
     }
 
     /// How many object words the last run read (the owner's view; diagnostics and tests).
-    public var dependencyCount: Int { DependencyStore.of(scope).pointee.count }
+    public var dependencyCount: Int { ScopeTable.shared.store(record).pointee.count }
 
     /// Runs `body`, tracking what it reads, and watches that until the first change.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
@@ -88,7 +88,7 @@ public struct ReusableScope: Sendable, Hashable {
         thread.pointee.depth += 1
         // Inside another scope every read goes to the buffer, retained, for the enclosing scope too.
         let outermost = thread.pointee.depth == 1
-        let store = DependencyStore.of(scope)
+        let store = ScopeTable.shared.store(record)
         thread.pointee.dependencies = outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : nil
         thread.pointee.cursor = 0
         thread.pointee.dependencyCount = outermost ? store.pointee.count : 0
@@ -127,11 +127,10 @@ public struct ReusableScope: Sendable, Hashable {
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
         guard state.generation == generation && (state.isArmed || state.isIdle) else { return false }
         let wasArmed = disarm(scope)
-        let store = DependencyStore.of(scope)
-        if let base = store.pointee.dependencies.base {
-            for i in 0..<store.pointee.count {
-                Unmanaged<TrackedObject>.fromOpaque(base[i].object).release()
-            }
+        let store = ScopeTable.shared.store(record)
+        let base = store.pointee.dependencies.base
+        for i in 0..<store.pointee.count {
+            Unmanaged<TrackedObject>.fromOpaque(base[i].object).release()
         }
         store.pointee.count = 0
         store.pointee.watchedBits = 0
@@ -192,7 +191,7 @@ public struct ReusableScope: Sendable, Hashable {
         outermost: Bool
     ) {
         let scope = self.scope
-        let store = DependencyStore.of(scope)
+        let store = ScopeTable.shared.store(record)
         defer { scope.pointee.runner.store(0, ordering: .relaxed) }
         let end = thread.pointee.count
         let previousCount = store.pointee.count
@@ -201,7 +200,7 @@ public struct ReusableScope: Sendable, Hashable {
         let previous = store.pointee.dependencies.base
         var unchanged = end == start && cursor == previousCount
         for j in 0..<previousCount {
-            let dependency = previous.unsafelyUnwrapped + j
+            let dependency = previous + j
             if j < cursor && dependency.pointee.read != 0 {
                 dependency.pointee.fate = .kept
                 if dependency.pointee.read != dependency.pointee.mask || dependency.pointee.straddling
@@ -223,7 +222,7 @@ public struct ReusableScope: Sendable, Hashable {
         if unchanged { return }
 
         store.pointee.spare.reserve(cursor + (end - start))
-        let next = store.pointee.spare.base.unsafelyUnwrapped
+        let next = store.pointee.spare.base
         var count = 0
         var changed = false
         var e = start
@@ -238,7 +237,7 @@ public struct ReusableScope: Sendable, Hashable {
             let entry = entries.unsafelyUnwrapped[e]
             var dependency: Dependency
             if entry.dependency >= 0 {
-                dependency = previous.unsafelyUnwrapped[Int(entry.dependency)]
+                dependency = previous[Int(entry.dependency)]
                 dependency.version = entry.version
                 dependency.ownWrites = entry.ownWrites
                 if entry.mask != dependency.mask || dependency.straddling || WriteWord.inFlight(entry.version) != 0 {
@@ -268,8 +267,8 @@ public struct ReusableScope: Sendable, Hashable {
                 takeEntry(e)
                 e += 1
             }
-            guard previous.unsafelyUnwrapped[j].fate == .kept else { continue }
-            var dependency = previous.unsafelyUnwrapped[j]
+            guard previous[j].fate == .kept else { continue }
+            var dependency = previous[j]
             if dependency.read != dependency.mask || dependency.straddling || WriteWord.inFlight(dependency.version) != 0 {
                 reinstall(&dependency, mask: dependency.read)
             }
@@ -283,6 +282,9 @@ public struct ReusableScope: Sendable, Hashable {
 
         swap(&store.pointee.dependencies, &store.pointee.spare)
         store.pointee.count = count
+        // The next rebuild builds into the buffer just left: as large now, so that a run which
+        // rebuilds (a list reordered) allocates nothing after the first.
+        store.pointee.spare.reserve(store.pointee.dependencies.capacity, exactly: true)
         var watchedBits = 0
         var straddling = 0
         for i in 0..<count {
@@ -291,8 +293,8 @@ public struct ReusableScope: Sendable, Hashable {
         }
         store.pointee.watchedBits = watchedBits
         store.pointee.straddling = straddling
-        for j in 0..<previousCount where previous.unsafelyUnwrapped[j].fate == .dropped {
-            Unmanaged<TrackedObject>.fromOpaque(previous.unsafelyUnwrapped[j].object).release()
+        for j in 0..<previousCount where previous[j].fate == .dropped {
+            Unmanaged<TrackedObject>.fromOpaque(previous[j].object).release()
         }
         if changed { TrackingScope.fireNow(record, generation: generation) }
     }

@@ -38,12 +38,6 @@ struct ScopeRecord: ~Copyable {
     /// stress test.)
     @usableFromInline let kind: Atomic<UInt8>
 
-    /// The address of this record's `DependencyStore`, or 0: allocated by the first reusable scope
-    /// that uses the record, kept when the record is recycled (so a view mounted in place of
-    /// another allocates nothing), and touched only by the thread that runs or cancels the scope.
-    /// Out of line, so that the owner's writes to it never overlap the other threads' atomic reads
-    /// of this record.
-    let dependencyStore: Atomic<UInt>
     /// The `tracking_thread` address of the thread running a reusable scope's body, or 0: a write
     /// by that thread (the body's own, or a callback's inside it) does not notify the scope, as
     /// writes inside `withTracking`'s `apply` do not. Only the running thread stores it, and a
@@ -58,7 +52,6 @@ struct ScopeRecord: ~Copyable {
         onChange = nil
         observer = nil
         kind = Atomic(0)
-        dependencyStore = Atomic(0)
         runner = Atomic(0)
     }
 }

@@ -17,6 +17,9 @@ final class ScopeTable: @unchecked Sendable {
 
     /// Chunk pointers, published once with release and read with acquire.
     let chunks: UnsafeMutablePointer<Atomic<UInt>>
+    /// The records' dependency stores, a chunk of them for each chunk of records whose records
+    /// serve reusable scopes, allocated by the first such scope (published as `chunks`).
+    let storeChunks: UnsafeMutablePointer<Atomic<UInt>>
     /// The free list's head: bits 0..<32 the first free index (0: empty), bits 32..<64 a tag bumped
     /// by every push and pop so that a compare-and-swap never succeeds on a recycled head (ABA).
     let freeHead = Atomic<UInt64>(0)
@@ -28,6 +31,8 @@ final class ScopeTable: @unchecked Sendable {
     init() {
         chunks = .allocate(capacity: Self.chunkCount)
         for i in 0..<Self.chunkCount { (chunks + i).initialize(to: Atomic(0)) }
+        storeChunks = .allocate(capacity: Self.chunkCount)
+        for i in 0..<Self.chunkCount { (storeChunks + i).initialize(to: Atomic(0)) }
     }
 
     /// The record at `index`, which must have been handed out by `acquire()`.
@@ -37,6 +42,37 @@ final class ScopeTable: @unchecked Sendable {
         let chunk = chunks[Int(index) >> Self.chunkShift].load(ordering: .acquiring)
         return UnsafeMutablePointer<ScopeRecord>(bitPattern: chunk).unsafelyUnwrapped
             + (Int(index) & (Self.chunkSize - 1))
+    }
+
+    /// The dependency store of the record at `index`: only its reusable scope's owner touches it.
+    func store(_ index: UInt32) -> UnsafeMutablePointer<DependencyStore> {
+        let chunkIndex = Int(index) >> Self.chunkShift
+        // Acquire: pairs with the release publication of the chunk.
+        var chunk = storeChunks[chunkIndex].load(ordering: .acquiring)
+        if chunk == 0 {
+            // The stores, then their inline dependency slots, in one allocation.
+            let storeBytes = MemoryLayout<DependencyStore>.stride * Self.chunkSize
+            let slotsOffset = (storeBytes + 63) & ~63
+            let raw = UnsafeMutableRawPointer.allocate(
+                byteCount: slotsOffset + MemoryLayout<Dependency>.stride * 2 * DependencyStore.inlineCapacity * Self.chunkSize,
+                alignment: 64)
+            let stores = raw.bindMemory(to: DependencyStore.self, capacity: Self.chunkSize)
+            let slots = (raw + slotsOffset).bindMemory(
+                to: Dependency.self, capacity: 2 * DependencyStore.inlineCapacity * Self.chunkSize)
+            for i in 0..<Self.chunkSize {
+                (stores + i).initialize(to: DependencyStore(inline: slots + 2 * DependencyStore.inlineCapacity * i))
+            }
+            // Release on success publishes the initialised stores; the loser frees its own.
+            let (exchanged, current) = storeChunks[chunkIndex].compareExchange(
+                expected: 0, desired: UInt(bitPattern: raw), successOrdering: .releasing, failureOrdering: .acquiring)
+            if exchanged {
+                chunk = UInt(bitPattern: raw)
+            } else {
+                raw.deallocate()
+                chunk = current
+            }
+        }
+        return UnsafeMutablePointer<DependencyStore>(bitPattern: chunk).unsafelyUnwrapped + (Int(index) & (Self.chunkSize - 1))
     }
 
     /// Takes a free record: its index, and its state (phase free). Lock-free.

@@ -126,6 +126,7 @@ extension TrackedObject {
                 }
             }
         }
+        if previous < 0 && _recordAccessSeenLately(property, thread, cursorActive: cursorActive) { return }
         if thread.pointee.count == thread.pointee.capacity { tracking_grow_entries(thread) }
         let index = thread.pointee.count
         // Acquire: every write that ended before this load has its store visible to the caller's
@@ -141,6 +142,54 @@ extension TrackedObject {
         thread.pointee.count = index &+ 1
         tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: index)
         _schedulePoint()
+    }
+
+    /// A read whose `seen` slot another object took (their addresses share its bits): the last
+    /// few kept dependencies and entries of this scope are searched before a duplicate entry is
+    /// made, so that reads alternating between a few objects keep one entry each whatever their
+    /// addresses. A duplicate made past them is correct, only larger.
+    @inline(never)
+    final func _recordAccessSeenLately(
+        _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, cursorActive: Bool
+    ) -> Bool {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let word = UInt32(truncatingIfNeeded: property >> 6)
+        let bit: UInt64 = 1 << UInt64(property & 63)
+        let lately = 8
+        if cursorActive {
+            let cursor = thread.pointee.cursor
+            var i = cursor &- 1
+            while i >= max(0, cursor &- lately) {
+                let dependency = Dependency.at(thread.pointee.dependencies, i)
+                let read = dependency.pointee.read
+                if dependency.pointee.object == me && dependency.pointee.word == word && read != 0 {
+                    if read & bit == 0 {
+                        dependency.pointee.read = read | bit
+                        thread.pointee.bitsRead &+= 1
+                        thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~dependency.pointee.mask))
+                    }
+                    tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -1 &- i)
+                    return true
+                }
+                i &-= 1
+            }
+        }
+        let start = thread.pointee.scopeStart
+        var i = thread.pointee.count &- 1
+        while i >= max(start, thread.pointee.count &- lately) {
+            let entry = thread.pointee.entries.unsafelyUnwrapped + i
+            if entry.pointee.object == me {
+                tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: i)
+                if entry.pointee.word == word {
+                    entry.pointee.mask |= bit
+                } else {
+                    _recordAccessOfAnotherWord(property, thread, hinted: i)
+                }
+                return true
+            }
+            i &-= 1
+        }
+        return false
     }
 
     /// The entry `seen` found (in this scope) is this object's, for another 64-property word: the

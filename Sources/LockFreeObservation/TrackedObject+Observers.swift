@@ -118,7 +118,10 @@ extension TrackedObject {
                 let raw = slot.pointee.load(ordering: .sequentiallyConsistent)
                 if raw == 0 { continue }
                 let content = SlotContent(raw: raw)
-                if straddlersOnly && !content.isStraddling { continue }
+                // Only slots watching `property` concern this write: others are not even looked up
+                // (an object observed property by property by many views is scanned at a load and
+                // a compare per slot). Their dead ones wait for an install to reuse them.
+                if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
                 let record = table.record(content.record)
                 // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write
                 // word (seq_cst): the Dekker pair of `ReusableScope.run`.
@@ -130,8 +133,7 @@ extension TrackedObject {
                     }
                     continue
                 }
-                guard state.isArmed, content.watches(property),
-                      record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
+                guard state.isArmed, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
                 else { continue }
                 if TrackingScope.claimCallback(record, &state) {
                     if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }

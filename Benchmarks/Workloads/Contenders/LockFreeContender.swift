@@ -199,21 +199,35 @@ public enum LockFree: Contender {
     }
     public typealias SettingsState = ObservableState<SettingsValue>
 
-    /// A view keeps one reusable scope for as long as it is mounted: each evaluation re-runs it,
-    /// and the dependencies it read last time cost nothing to keep.
-    public typealias Subscription = ReusableScope
+    /// A view evaluated once (mounted, perhaps never rendered again) keeps a one-shot scope, which
+    /// holds nothing after it is installed; from its second evaluation on, a view keeps one
+    /// reusable scope, and the dependencies it read last time cost nothing to keep.
+    public enum Subscription {
+        case once(TrackingToken)
+        case reusable(ReusableScope)
+    }
 
     @inlinable
     public static func evaluate<T>(
-        _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout ReusableScope?
+        _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout Subscription?
     ) -> T {
         #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
-        let scope = subscription ?? ReusableScope(notifying: _DoubleNotifier(observer))
-        #else
-        let scope = subscription ?? ReusableScope(notifying: observer)
+        let observer = _DoubleNotifier(observer)
         #endif
-        subscription = scope
-        let value = scope.run(body)
+        let value: T
+        switch subscription {
+        case .reusable(let scope)?:
+            value = scope.run(body)
+        case .once(let token)?:
+            token.cancel()
+            let scope = ReusableScope(notifying: observer)
+            subscription = .reusable(scope)
+            value = scope.run(body)
+        case nil:
+            let token: TrackingToken
+            (value, token) = withTracking(body, notifying: observer)
+            subscription = .once(token)
+        }
         #if BENCH_SELFCHECK_EXTRA_ALLOCATION
         _selfCheckSink = [UInt32(truncatingIfNeeded: _selfCheckSink.count)]
         #endif
@@ -221,8 +235,12 @@ public enum LockFree: Contender {
     }
 
     @inlinable
-    public static func unsubscribe(_ subscription: inout ReusableScope?) {
-        subscription?.cancel()
+    public static func unsubscribe(_ subscription: inout Subscription?) {
+        switch subscription {
+        case .once(let token)?: token.cancel()
+        case .reusable(let scope)?: scope.cancel()
+        case nil: break
+        }
         subscription = nil
     }
 
