@@ -106,59 +106,52 @@ extension Primitives {
         // Views on 1 or 2 threads re-evaluating over the same 64 objects (the reuse path), or over
         // 64 objects of their own; one operation is one evaluation on each thread, so perfect
         // scaling keeps the time per operation of 1 thread.
-        for shared in [true, false] {
-            list.append(Benchmark(
-                family: shared ? "primitives/tracked-read-threads" : "primitives/tracked-read-threads-private",
-                contender: name,
-                parameterSets: sets("threads", shared ? [1, 2] : [2]), parameterKinds: ["threads": .integer(1...2)],
-                expectedCounts: { _ in InvalidationCounts() }
-            ) { params in
-                let threads = params.int("threads", default: 2)
-                let mine = (0..<64).map { C.Cell(Double($0)) }
-                let theirs = shared ? mine : (0..<64).map { C.Cell(Double($0)) }
-                let worker = threads == 2 ? Worker(spinning: true) : nil
-                let view = ThreadView<C>(cells: mine)
-                let otherView = UncheckedSendable(ThreadView<C>(cells: theirs))
-                return ClosureInstance(counts: {
-                    let n = view.observer.notifications + otherView.value.observer.notifications
-                    return InvalidationCounts(notifications: n, invalidations: n)
-                }) { ops in
-                    worker?.start {
-                        for _ in 0..<ops { otherView.value.evaluate() }
-                    }
-                    var total = 0.0
-                    for _ in 0..<ops { total += view.evaluate() }
-                    worker?.wait()
-                    return Int(total)
-                }
-            })
-        }
+        list.append(threadedViews(C.self, "primitives/tracked-read-threads", threads: [1, 2], shared: true, mountOnce: false))
+        list.append(threadedViews(C.self, "primitives/tracked-read-threads-private", threads: [2], shared: false, mountOnce: false))
         // One-shot scopes over the same 64 objects on 1 or 2 threads: a view mounted, evaluated
         // and unmounted (a new subscription each time, so nothing can be reused).
-        list.append(Benchmark(
-            family: "primitives/track-once-threads", contender: name,
-            parameterSets: sets("threads", [1, 2]), parameterKinds: ["threads": .integer(1...2)],
-            expectedCounts: { _ in InvalidationCounts() }
-        ) { params in
-            let threads = params.int("threads", default: 2)
-            let cells = (0..<64).map { C.Cell(Double($0)) }
-            let worker = threads == 2 ? Worker(spinning: true) : nil
-            let view = ThreadView<C>(cells: cells)
-            let otherView = UncheckedSendable(ThreadView<C>(cells: cells))
-            return ClosureInstance(counts: {
-                let n = view.observer.notifications + otherView.value.observer.notifications
-                return InvalidationCounts(notifications: n, invalidations: n)
-            }) { ops in
-                worker?.start {
-                    for _ in 0..<ops { otherView.value.mountOnce() }
-                }
-                var total = 0.0
-                for _ in 0..<ops { total += view.mountOnce() }
-                worker?.wait()
-                return Int(total)
-            }
-        })
+        list.append(threadedViews(C.self, "primitives/track-once-threads", threads: [1, 2], shared: true, mountOnce: true))
         return list
+    }
+}
+
+/// `threads` views, one per thread, over the same 64 cells (`shared`) or 64 of their own; one
+/// operation is one evaluation on each thread (of a view mounted for it and unmounted after, with
+/// `mountOnce`), so perfect scaling keeps the time of 1 thread.
+private func threadedViews<C: Contender>(
+    _: C.Type, _ family: String, threads: [Int], shared: Bool, mountOnce: Bool
+) -> Benchmark {
+    Benchmark(
+        family: family, contender: C.name,
+        parameterSets: sets("threads", threads), parameterKinds: ["threads": .integer(1...2)],
+        expectedCounts: { _ in InvalidationCounts() }
+    ) { params in
+        let mine = (0..<64).map { C.Cell(Double($0)) }
+        let theirs = shared ? mine : (0..<64).map { C.Cell(Double($0)) }
+        let worker = params.int("threads", default: 2) == 2 ? Worker(spinning: true) : nil
+        let view = ThreadView<C>(cells: mine)
+        let otherView = UncheckedSendable(ThreadView<C>(cells: theirs))
+        return ClosureInstance(counts: {
+            let n = view.observer.notifications + otherView.value.observer.notifications
+            return InvalidationCounts(notifications: n, invalidations: n)
+        }) { ops in
+            worker?.start {
+                let other = otherView.value
+                if mountOnce {
+                    for _ in 0..<ops { _ = other.mountOnce() }
+                } else {
+                    for _ in 0..<ops { other.evaluate() }
+                }
+            }
+            var total = 0.0
+            if mountOnce {
+                for _ in 0..<ops { total += view.mountOnce() }
+            } else {
+                for _ in 0..<ops { total += view.evaluate() }
+            }
+            worker?.wait()
+            return Int(total)
+        }
     }
 }
 

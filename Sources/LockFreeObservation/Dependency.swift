@@ -1,3 +1,4 @@
+import CTrackingSupport
 import Synchronization
 
 /// One object (one 64-property word of it) that a reusable scope's last run read, with the slot it
@@ -48,6 +49,25 @@ struct Dependency {
         read = bit
         self.version = version
         ownWrites = 0
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == Dependency {
+    /// A further read, of property `bit` of `object`'s `word`, if this is that object's dependency
+    /// and the run already read it: the property is added to what the run read, and counted for
+    /// `tracking_thread.bitsRead` / `reshaped`. Returns whether it was.
+    @inline(__always)
+    func readAgain(
+        _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
+    ) -> Bool {
+        let read = pointee.read
+        guard pointee.object == object, pointee.word == word, read != 0 else { return false }
+        if read & bit == 0 {
+            pointee.read = read | bit
+            thread.pointee.bitsRead &+= 1
+            thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
+        }
+        return true
     }
 }
 

@@ -49,15 +49,7 @@ extension TrackedObject {
             }
         }
         guard next > 0 else { return false }
-        let last = Dependency.at(thread.pointee.dependencies, next &- 1)
-        let read = last.pointee.read
-        guard last.pointee.object == me, last.pointee.word == word, read != 0 else { return false }
-        if read & bit == 0 {
-            last.pointee.read = read | bit
-            thread.pointee.bitsRead &+= 1
-            thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~last.pointee.mask))
-        }
-        return true
+        return Dependency.at(thread.pointee.dependencies, next &- 1).readAgain(me, word, bit, thread)
     }
 
     /// A read that `_recordKeptAccess` did not take: a repeated read finds its entry (or kept
@@ -87,16 +79,7 @@ extension TrackedObject {
                     }
                 }
             } else if cursorActive && -1 &- index < thread.pointee.cursor {
-                let dependency = Dependency.at(thread.pointee.dependencies, -1 &- index)
-                let read = dependency.pointee.read
-                if dependency.pointee.object == me && dependency.pointee.word == word && read != 0 {
-                    if read & bit == 0 {
-                        dependency.pointee.read = read | bit
-                        thread.pointee.bitsRead &+= 1
-                        thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~dependency.pointee.mask))
-                    }
-                    return
-                }
+                if Dependency.at(thread.pointee.dependencies, -1 &- index).readAgain(me, word, bit, thread) { return }
             }
         }
         _appendAccess(property, thread, previous: -1)
@@ -160,14 +143,7 @@ extension TrackedObject {
             let cursor = thread.pointee.cursor
             var i = cursor &- 1
             while i >= max(0, cursor &- lately) {
-                let dependency = Dependency.at(thread.pointee.dependencies, i)
-                let read = dependency.pointee.read
-                if dependency.pointee.object == me && dependency.pointee.word == word && read != 0 {
-                    if read & bit == 0 {
-                        dependency.pointee.read = read | bit
-                        thread.pointee.bitsRead &+= 1
-                        thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~dependency.pointee.mask))
-                    }
+                if Dependency.at(thread.pointee.dependencies, i).readAgain(me, word, bit, thread) {
                     tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -1 &- i)
                     return true
                 }
