@@ -10,13 +10,16 @@ import Synchronization
 /// neither the object's slots nor its reference count. Only new, dropped or changed dependencies
 /// touch the objects they concern.
 ///
-/// The same promises as `withTracking`: no change is lost (a write made while `run` reads, or
-/// before it has re-armed, makes the callback run before `run` returns, on the writer's thread or
-/// on this one), and the body's own writes do not notify its own scope.
+/// The same promises as `withTracking`: no change is lost (the scope is armed as a run begins, so
+/// a write made while it reads either is seen by the read or notifies the scope, on the writer's
+/// thread; one that races the install of a new dependency is reported before `run` returns), and
+/// the body's own writes do not notify its own scope. A write during a run may notify it while it
+/// runs, as a write during `withTracking`'s `apply` makes its install report a change.
 ///
 /// A scope is a handle, like `TrackingToken`: two words, copyable. One thread at a time runs or
 /// cancels a given scope; notifications come from any thread. Creating a scope allocates nothing
-/// once the record pool has warmed up; a run allocates only when its dependency count grows.
+/// once the record pool has warmed up; a run allocates only when its dependencies outgrow the two
+/// its record keeps inline, or the buffer an earlier scope of the record left.
 public struct ReusableScope: Sendable, Hashable {
     @usableFromInline let record: UInt32
     @usableFromInline let generation: UInt32
