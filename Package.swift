@@ -65,7 +65,9 @@ let package = Package(
             path: "Benchmarks/bench"),
         // An outside measurement of Apple's registrar, from nothing but Observation (README,
         // "Agreement with an outside measurement"); bench depends on it so that it is built beside.
-        .executableTarget(name: "probe", path: "Benchmarks/probe"),
+        .executableTarget(
+            name: "probe", dependencies: [.target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
+            path: "Benchmarks/probe"),
 
         .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
         .testTarget(name: "LockedObservationTests", dependencies: ["LockedObservation"]),

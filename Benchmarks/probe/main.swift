@@ -2,8 +2,10 @@
 // (no harness, no contender protocol, no view graph): global `@Observable` objects, a loop, the
 // median and best of 21 rounds. `bench` runs it beside the suite's `apple` primitives and reports
 // both (README, "Agreement with an outside measurement"). Prints one JSON object per line:
-//   {"benchmark":"primitives/untracked-read","best":26.9,"p50":27.4}
-// in nanoseconds per operation, named as the suite's benchmark it stands beside.
+//   {"benchmark":"primitives/untracked-read","best":26.9,"p50":27.4,"mallocs":0}
+// in nanoseconds (and mallocs) per operation, named as the suite's benchmark it stands beside. Its
+// `onChange` closures capture nothing, so a track / fire cycle's mallocs are the registrar's own:
+// the report sets them apart from what the suite's `apple` contender allocates per cycle.
 import Glibc
 import Observation
 import Synchronization
@@ -34,7 +36,8 @@ func now() -> UInt64 {
 /// measurement.
 let smoke = CommandLine.arguments.dropFirst().first == "--smoke"
 
-/// The median and best of `rounds` rounds of `operations` operations, in ns per operation.
+/// The median and best of `rounds` rounds of `operations` operations, in ns per operation, and the
+/// mallocs per operation of one more round (when jemalloc is linked: `MallocCount`).
 func measure(_ name: String, operations full: Int, rounds full_rounds: Int = 21, _ body: (Int) -> Double) {
     let operations = smoke ? max(1, full / 100) : full
     let rounds = smoke ? 3 : full_rounds
@@ -46,8 +49,12 @@ func measure(_ name: String, operations full: Int, rounds full_rounds: Int = 21,
         perOperation.append(Double(now() - start) / Double(operations))
     }
     perOperation.sort()
-    let line = "{\"benchmark\":\"\(name)\",\"best\":\(perOperation[0]),\"p50\":\(perOperation[rounds / 2])}"
-    print(line)
+    var line = "{\"benchmark\":\"\(name)\",\"best\":\(perOperation[0]),\"p50\":\(perOperation[rounds / 2])"
+    if let before = MallocCount.now() {
+        keep(body(operations))
+        if let after = MallocCount.now() { line += ",\"mallocs\":\(Double(after - before) / Double(operations))" }
+    }
+    print(line + "}")
 }
 
 startIdleThread()

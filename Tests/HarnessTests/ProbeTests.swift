@@ -27,20 +27,38 @@ import Testing
             "primitives/track-properties-fire/properties=1", "primitives/track-objects-fire/objects=64",
         ])
         #expect(lines.allSatisfy { $0.best > 0 && $0.best <= $0.p50 })
+        // With jemalloc (the default trait), every line counts mallocs: a registrar track / fire
+        // cycle allocates, reads allocate nothing.
+        let mallocs = lines.map(\.mallocs)
+        #expect(mallocs.allSatisfy { $0 != nil })
+        #expect((mallocs[0] ?? 1) < 0.5 && (mallocs[2] ?? 0) >= 1 && (mallocs[3] ?? 0) >= 64)
     }
 
     @Test func figuresLandBesideTheSuitesAndInTheReport() {
         var set = sampleSet()  // books/toggle/n=10: lockfree 13 ns, apple 23 ns
-        Probe.attach(["books/toggle/n=10": 20, "primitives/other": 5], to: &set)
+        Probe.attach(["books/toggle/n=10": .init(p50: 20), "primitives/other": .init(p50: 5)], to: &set)
         #expect(set.result("books/toggle/n=10", "apple")?.metric(Probe.metric)?.summary.p50 == 20)
         #expect(set.result("books/toggle/n=10", "lockfree")?.metric(Probe.metric) == nil)
         let section = Probe.section(set)
         #expect(section.contains("| books/toggle/n=10 | 23.0 ns | 20.0 ns | 1.15 | agree |"))
         var far = sampleSet()
-        Probe.attach(["books/toggle/n=10": 10], to: &far)
+        Probe.attach(["books/toggle/n=10": .init(p50: 10)], to: &far)
         #expect(Probe.section(far).contains("| 2.30 | differ by more than 1.3x: no known reason |"))
         #expect(Probe.section(sampleSet()) == "")
         #expect(ReportFormat.format(set).contains("## Agreement with an outside measurement"))
         #expect(Probe.executable(beside: "/nonexistent/bench") == nil)
+    }
+
+    @Test func applesAllocationsAreAttributed() {
+        var set = sampleSet(mallocs: 10)
+        Probe.attach(["books/toggle/n=10": .init(p50: 20, mallocs: 9)], to: &set)
+        #expect(set.result("books/toggle/n=10", "apple")?.metric(Probe.mallocsMetric)?.summary.p50 == 9)
+        #expect(Probe.section(set).contains("| books/toggle/n=10 | 10.00 | 9.00 | 1.00 |"))
+        // Without the suite's count (allocations not measured) there is nothing to attribute.
+        var uncounted = sampleSet()
+        for i in uncounted.results.indices { uncounted.results[i].metrics.removeAll { $0.name == MetricName.mallocs } }
+        Probe.attach(["books/toggle/n=10": .init(p50: 20, mallocs: 9)], to: &uncounted)
+        #expect(uncounted.result("books/toggle/n=10", "apple")?.metric(Probe.mallocsMetric) == nil)
+        #expect(!Probe.section(uncounted).contains("attributed"))
     }
 }

@@ -4,9 +4,13 @@ import Foundation
 /// registrar in the most direct code possible (global `@Observable` objects, a loop, 21 rounds),
 /// built beside `bench`. `bench run` runs it once after the timing passes and records, on the
 /// `apple` result of each primitive the probe stands beside, its median round as `probe-time`:
-/// the suite's figure and an independent one from the same run, side by side in the report.
+/// the suite's figure and an independent one from the same run, side by side in the report. With
+/// jemalloc it also records the probe's mallocs per operation as `probe-mallocs`: its `onChange`
+/// closures capture nothing, so for a track / fire cycle they are the registrar's own, and the
+/// report attributes the rest of the suite's `apple` allocations to the API and app code.
 public enum Probe {
     public static let metric = "probe-time"
+    public static let mallocsMetric = "probe-mallocs"
     /// The suite's `apple` p50 and the probe's should agree within this factor.
     public static let agreement = 1.3
 
@@ -20,11 +24,19 @@ public enum Probe {
         var benchmark: String
         var p50: Double
         var best: Double
+        /// Mallocs per operation; absent without jemalloc.
+        var mallocs: Double?
     }
 
-    /// Runs the probe (at most `limit` seconds) and returns its median per benchmark name; `nil`
+    /// What the probe measured for one benchmark.
+    struct Figures: Equatable {
+        var p50: Double
+        var mallocs: Double? = nil
+    }
+
+    /// Runs the probe (at most `limit` seconds) and returns its figures per benchmark name; `nil`
     /// when it failed.
-    static func measure(_ path: String, limit: Double = 120) -> [String: Double]? {
+    static func measure(_ path: String, limit: Double = 120) -> [String: Figures]? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         let pipe = Pipe()
@@ -36,18 +48,26 @@ public enum Probe {
         process.waitUntilExit()
         watchdog.cancel()
         guard process.terminationStatus == 0 else { return nil }
-        var figures: [String: Double] = [:]
+        var figures: [String: Figures] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            if let parsed = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) { figures[parsed.benchmark] = parsed.p50 }
+            if let parsed = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) {
+                figures[parsed.benchmark] = Figures(p50: parsed.p50, mallocs: parsed.mallocs)
+            }
         }
         return figures.isEmpty ? nil : figures
     }
 
-    /// Adds `probe-time` to the `apple` results the probe measured, when they were timed.
-    static func attach(_ figures: [String: Double], to set: inout ResultSet) {
+    /// Adds `probe-time` to the `apple` results the probe measured, when they were timed, and
+    /// `probe-mallocs` when their allocations were counted.
+    static func attach(_ figures: [String: Figures], to set: inout ResultSet) {
         for i in set.results.indices where set.results[i].contender == "apple" && set.results[i].failure == nil {
-            guard set.results[i].metric(MetricName.time) != nil, let ns = figures[set.results[i].benchmark] else { continue }
-            set.results[i].metrics.append(MetricResult(name: metric, unit: "ns", value: ns))
+            guard let probe = figures[set.results[i].benchmark] else { continue }
+            if set.results[i].metric(MetricName.time) != nil {
+                set.results[i].metrics.append(MetricResult(name: metric, unit: "ns", value: probe.p50))
+            }
+            if let mallocs = probe.mallocs, set.results[i].metric(MetricName.mallocs) != nil {
+                set.results[i].metrics.append(MetricResult(name: mallocsMetric, unit: "count", value: mallocs))
+            }
         }
     }
 
@@ -80,5 +100,27 @@ public enum Probe {
             + " loop, the median of 21 rounds, in the same run. Beside it, the suite's `apple` p50.\n\n"
             + MarkdownTable(header: ["benchmark", "suite apple p50", "probe p50", "suite ÷ probe", ""], rows: rows,
                 rightAligned: [1, 2, 3]).text
+            + allocations(set)
+    }
+
+    /// `apple`'s mallocs per operation, attributed: the registrar's own (the probe's, whose
+    /// `onChange` captures nothing) and the rest (the suite's `onChange` closure, which captures
+    /// the view and its generation, and any other app code), for the benchmarks the probe counted.
+    static func allocations(_ set: ResultSet) -> String {
+        let rows = set.results.compactMap { r -> [String]? in
+            guard let own = r.metric(mallocsMetric)?.summary.p50, let total = r.metric(MetricName.mallocs)?.summary.p50,
+                total > 0
+            else { return nil }
+            let figure = { (x: Double) in String(format: "%.2f", x) }
+            return [r.benchmark, figure(total), figure(own), figure(total - own)]
+        }
+        guard !rows.isEmpty else { return "" }
+        return "\n### Apple's allocations, attributed\n\n"
+            + "Mallocs per operation of the suite's `apple` contender, and of the probe in the same run: its `onChange`"
+            + " captures nothing, so its count is the registrar's own (`withObservationTracking` and the observation"
+            + " registrar); the rest is the API's closure that the suite's contender builds per evaluation (it"
+            + " captures the view and its generation) and other app code.\n\n"
+            + MarkdownTable(header: ["benchmark", "suite apple mallocs/op", "the registrar's own (probe)", "the API closure and app code"],
+                rows: rows, rightAligned: [1, 2, 3]).text
     }
 }
