@@ -1,6 +1,16 @@
 import CTrackingSupport
 import Synchronization
 
+/// What a run's reads counted (`tracking_thread.bitsRead`, `reshaped`, `skipCount`).
+struct RunReads {
+    /// Distinct properties read of kept dependencies.
+    var bits: Int
+    /// Whether a kept dependency was read outside its installed properties or during a write.
+    var reshaped: Bool
+    /// Dependencies the cursor skipped.
+    var skips: Int
+}
+
 /// A tracking scope that runs again and again (a view re-evaluating its body) and keeps its
 /// dependencies between runs.
 ///
@@ -86,6 +96,7 @@ public struct ReusableScope: Sendable, Hashable {
         let savedDepth = thread.pointee.cursorDepth
         let savedBits = thread.pointee.bitsRead
         let savedReshaped = thread.pointee.reshaped
+        let savedSkips = thread.pointee.skipCount
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
         thread.pointee.depth += 1
@@ -98,17 +109,20 @@ public struct ReusableScope: Sendable, Hashable {
         thread.pointee.cursorDepth = outermost ? 1 : 0
         thread.pointee.bitsRead = 0
         thread.pointee.reshaped = 0
+        thread.pointee.skipCount = 0
 
         func finish() {
             let kept = thread.pointee.cursor
-            let sameAsLastRun = thread.pointee.reshaped == 0 && thread.pointee.bitsRead == store.pointee.watchedBits
+            let reads = RunReads(
+                bits: thread.pointee.bitsRead, reshaped: thread.pointee.reshaped != 0, skips: thread.pointee.skipCount)
             thread.pointee.bitsRead = savedBits
             thread.pointee.reshaped = savedReshaped
+            thread.pointee.skipCount = savedSkips
             thread.pointee.dependencies = savedDependencies
             thread.pointee.cursor = savedCursor
             thread.pointee.dependencyCount = savedCount
             thread.pointee.cursorDepth = savedDepth
-            reconcile(thread, from: start, kept: kept, sameAsLastRun: sameAsLastRun, outermost: outermost)
+            reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
             TrackingScope.end(thread, savedStart: savedStart)
         }
         do {
@@ -185,12 +199,12 @@ public struct ReusableScope: Sendable, Hashable {
     /// - The run's other entries are new: retained, installed and re-checked like `withTracking`'s
     ///   (slots, mask, then the write word), as is any dependency whose slots were rewritten.
     ///
-    /// `sameAsLastRun`: every kept dependency was read with exactly its installed properties, no
-    /// write in flight, and none skipped (counted by the reads: `tracking_thread.bitsRead`,
-    /// `reshaped`). With no new entry, no dependency left unread and no straddling slot, the run
-    /// read what the last one read, in the same order, and nothing moves: no pass over the list.
+    /// `reads`: what the reads counted. When every kept dependency was read with exactly its
+    /// installed properties, no write in flight, none skipped, no new entry, none left unread and
+    /// no straddling slot, the run read what the last one read, in the same order, and nothing
+    /// moves: no pass over the list.
     private func reconcile(
-        _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int, sameAsLastRun: Bool,
+        _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int, reads: RunReads,
         outermost: Bool
     ) {
         let scope = self.scope
@@ -198,7 +212,12 @@ public struct ReusableScope: Sendable, Hashable {
         defer { scope.pointee.runner.store(0, ordering: .relaxed) }
         let end = thread.pointee.count
         let previousCount = store.pointee.count
-        if sameAsLastRun && end == start && cursor == previousCount && store.pointee.straddling == 0 { return }
+        if !reads.reshaped && reads.skips == 0 && reads.bits == store.pointee.watchedBits && end == start
+            && cursor == previousCount && store.pointee.straddling == 0
+        {
+            return
+        }
+        if reconcileInPlace(thread, store, from: start, kept: cursor, reads: reads, outermost: outermost) { return }
         let entries = thread.pointee.entries
         let previous = store.pointee.dependencies.base
         var unchanged = end == start && cursor == previousCount
@@ -300,6 +319,162 @@ public struct ReusableScope: Sendable, Hashable {
             Unmanaged<TrackedObject>.fromOpaque(previous[j].object).release()
         }
         if changed { TrackingScope.fireNow(record, generation: generation) }
+    }
+
+    /// A run with few changes to a long list (a book moved, removed or added): the kept
+    /// dependencies stay where they are or move in runs (`memmove`), new entries are written in
+    /// the gaps, and only the few dependencies that changed are looked at, so the cost follows
+    /// the changes and the distance moved, not the list. Taken when every kept dependency was read with its
+    /// installed properties and no write in flight (nothing to rewrite), at most
+    /// `TRACKING_SKIPS_KEPT` dependencies were skipped and the changes are few; and when the new
+    /// list can be written over the old front to back or back to front (no entry lands on a kept
+    /// dependency not yet moved). Returns `false`, having changed nothing, otherwise.
+    private func reconcileInPlace(
+        _ thread: UnsafeMutablePointer<tracking_thread>, _ store: UnsafeMutablePointer<DependencyStore>,
+        from start: Int, kept cursor: Int, reads: RunReads, outermost: Bool
+    ) -> Bool {
+        let previousCount = store.pointee.count
+        let skipCount = reads.skips
+        let tail = previousCount - cursor
+        guard !reads.reshaped, store.pointee.straddling == 0, skipCount <= Int(TRACKING_SKIPS_KEPT),
+            thread.pointee.count - start <= 64, tail <= 64
+        else { return false }
+        let end = thread.pointee.count
+        let deps = store.pointee.dependencies.base
+        let entries = thread.pointee.entries
+        let skipAt = { (i: Int) -> Int in
+            withUnsafeBytes(of: thread.pointee.skips) { $0.load(fromByteOffset: i * 8, as: Int.self) }
+        }
+        // The dependencies not kept: the skipped ones (in order), then those after the cursor.
+        let notKept = skipCount + tail
+        let notKeptAt = { (i: Int) -> Int in i < skipCount ? skipAt(i) : cursor + (i - skipCount) }
+        var notKeptBits = 0
+        for i in 0..<notKept { notKeptBits += deps[notKeptAt(i)].mask.nonzeroBitCount }
+        // Each kept dependency read a subset of its properties (nothing outside them): the totals
+        // are equal only if every one read all of them.
+        guard reads.bits == store.pointee.watchedBits - notKeptBits else { return false }
+        let keptCount = cursor - skipCount
+        let finalCount = keptCount + (end - start)
+        guard finalCount <= store.pointee.dependencies.capacity else { return false }
+
+        // A dry run of the moves: an entry is written at `written`, which must not hold a kept
+        // dependency still to be moved (`written < consumed`, or nothing left to move).
+        func walk(_ move: (_ from: Int, _ to: Int, _ count: Int) -> Void, _ place: (_ entry: Int, _ at: Int) -> Void) -> Bool {
+            var consumed = 0, written = 0, skip = 0, e = start
+            while true {
+                let nextSkip = skip < skipCount ? skipAt(skip) : cursor
+                let nextEntry = e < end ? Int(entries.unsafelyUnwrapped[e].position) : Int.max
+                let boundary = min(nextSkip, nextEntry, cursor)
+                if boundary > consumed {
+                    move(consumed, written, boundary - consumed)
+                    written += boundary - consumed
+                    consumed = boundary
+                }
+                // A skipped dependency is consumed before an entry at its index: it was copied
+                // aside, so the entry may take its slot.
+                if skip < skipCount && nextSkip <= nextEntry {
+                    consumed = nextSkip + 1
+                    skip += 1
+                } else if e < end {
+                    if written >= consumed && consumed < cursor { return false }
+                    place(e, written)
+                    written += 1
+                    e += 1
+                } else {
+                    return true
+                }
+            }
+        }
+        // The same from the back, for a list that grows before its end (an insertion): kept
+        // dependencies move towards the end, entries fill the gaps behind them.
+        func walkBackward(_ move: (_ from: Int, _ to: Int, _ count: Int) -> Void, _ place: (_ entry: Int, _ at: Int) -> Void) -> Bool {
+            var consumed = cursor, written = finalCount, skip = skipCount - 1, e = end - 1
+            while true {
+                let previousSkip = skip >= 0 ? skipAt(skip) : -1
+                let previousEntry = e >= start ? Int(entries.unsafelyUnwrapped[e].position) : -1
+                let boundary = max(previousSkip + 1, previousEntry, 0)
+                if boundary < consumed {
+                    if written - (consumed - boundary) < boundary { return false }
+                    move(boundary, written - (consumed - boundary), consumed - boundary)
+                    written -= consumed - boundary
+                    consumed = boundary
+                }
+                // An entry at a skipped dependency's index goes before it: the skip is consumed first.
+                if skip >= 0 && previousSkip >= previousEntry {
+                    consumed = previousSkip
+                    skip -= 1
+                } else if e >= start {
+                    if written - 1 < consumed { return false }
+                    place(e, written - 1)
+                    written -= 1
+                    e -= 1
+                } else {
+                    return true
+                }
+            }
+        }
+        let forward = walk({ _, _, _ in }, { _, _ in })
+        guard forward || walkBackward({ _, _, _ in }, { _, _ in }) else { return false }
+
+        // Commit. First the dependencies not kept, copied aside (the moves may write over them):
+        // taken over by this run's entry for them, or dropped.
+        store.pointee.spare.reserve(notKept)
+        let aside = store.pointee.spare.base
+        for i in 0..<notKept {
+            let j = notKeptAt(i)
+            (aside + i).initialize(to: deps[j])
+            if let entry = entryOf(deps[j].object, word: deps[j].word, thread, from: start, to: end),
+               entries.unsafelyUnwrapped[entry].dependency < 0 {
+                entries.unsafelyUnwrapped[entry].dependency = Int32(truncatingIfNeeded: i)
+                aside[i].fate = .takenOver
+            } else {
+                aside[i].fate = .dropped
+                clearSlots(of: aside[i])
+            }
+        }
+        var changed = false
+        var watchedBits = store.pointee.watchedBits - notKeptBits
+        var straddling = 0
+        let move = { (from: Int, to: Int, count: Int) in
+            if from != to { (deps + to).update(from: deps + from, count: count) }
+        }
+        let place = { (e: Int, at: Int) in
+            let entry = entries.unsafelyUnwrapped[e]
+            let inFlight = WriteWord.inFlight(entry.version) != 0
+            var dependency: Dependency
+            if entry.dependency >= 0 {
+                dependency = aside[Int(entry.dependency)]
+                dependency.version = entry.version
+                dependency.ownWrites = entry.ownWrites
+                if entry.mask != dependency.mask || dependency.straddling || inFlight {
+                    clearSlots(of: dependency)
+                    if install(&dependency, mask: entry.mask, straddling: inFlight) { changed = true }
+                }
+            } else {
+                if outermost {
+                    entries.unsafelyUnwrapped[e].dependency = Self.retainTakenOver
+                } else {
+                    _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
+                }
+                dependency = Dependency(
+                    object: entry.object, mask: 0, read: 0, version: entry.version, word: entry.word,
+                    ownWrites: entry.ownWrites, slot: nil, straddling: false)
+                if install(&dependency, mask: entry.mask, straddling: inFlight) { changed = true }
+            }
+            dependency.read = entry.mask
+            watchedBits += dependency.mask.nonzeroBitCount
+            if dependency.straddling { straddling += 1 }
+            deps[at] = dependency
+        }
+        _ = forward ? walk(move, place) : walkBackward(move, place)
+        store.pointee.count = finalCount
+        store.pointee.watchedBits = watchedBits
+        store.pointee.straddling = straddling
+        for i in 0..<notKept where aside[i].fate == .dropped {
+            Unmanaged<TrackedObject>.fromOpaque(aside[i].object).release()
+        }
+        if changed { TrackingScope.fireNow(record, generation: generation) }
+        return true
     }
 
     /// idle -> armed, as a run begins (a scope still armed stays so). seq_cst: before every load of

@@ -101,9 +101,17 @@ extension TrackedObject {
                 let dependency = Dependency.at(thread.pointee.dependencies, skipped &+ 1)
                 if dependency.pointee.object == me && dependency.pointee.word == word {
                     Dependency.at(thread.pointee.dependencies, skipped).pointee.read = 0
-                    dependency.pointee.keep(1 << UInt64(property & 63), version: _writes.load(ordering: .sequentiallyConsistent))
+                    let bit: UInt64 = 1 << UInt64(property & 63)
+                    let version = _writes.load(ordering: .sequentiallyConsistent)
+                    dependency.pointee.keep(bit, version: version)
+                    thread.pointee.bitsRead &+= 1
+                    thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: (bit & ~dependency.pointee.mask) | WriteWord.inFlight(version)))
                     thread.pointee.cursor = skipped &+ 2
-                    thread.pointee.reshaped = 1
+                    let skips = thread.pointee.skipCount
+                    if skips < Int(TRACKING_SKIPS_KEPT) {
+                        withUnsafeMutableBytes(of: &thread.pointee.skips) { $0.storeBytes(of: skipped, toByteOffset: skips * 8, as: Int.self) }
+                    }
+                    thread.pointee.skipCount = skips &+ 1
                     tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -2 &- skipped)
                     return
                 }

@@ -103,6 +103,37 @@ extension RegistrarTests {
             scope.cancel()
         }
 
+        /// A long list edited a little (swapped, removed, inserted, appended) keeps one slot per
+        /// object it reads, none in the objects it dropped, and is told of a change of any of them.
+        @Test func aLongListEditedALittleKeepsExactlyItsSlots() {
+            var rows = (0..<200).map { _ in Row() }
+            var dropped: [Row] = []
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            let edits: [(inout [Row], inout [Row]) -> Void] = [
+                { rows, _ in rows.swapAt(3, 150) },
+                { rows, dropped in dropped.append(rows.remove(at: 10)) },
+                { rows, _ in rows.insert(Row(), at: 120) },
+                { rows, _ in rows.append(Row()) },
+                { rows, dropped in dropped.append(rows.removeFirst()) },
+                { rows, dropped in dropped.append(rows.remove(at: 5)); rows.insert(Row(), at: 100) },
+                { rows, _ in rows.swapAt(0, rows.count - 1); rows.swapAt(20, 21) },
+            ]
+            _ = scope.run { rows.reduce(0) { $0 + $1.read(1) } }
+            for (n, edit) in edits.enumerated() {
+                edit(&rows, &dropped)
+                _ = scope.run { rows.reduce(0) { $0 + $1.read(1) } }
+                #expect(scope.dependencyCount == rows.count, "edit \(n)")
+                #expect(rows.allSatisfy { $0.slots(of: scope) == 1 }, "edit \(n)")
+                #expect(dropped.allSatisfy { $0.slots(of: scope) == 0 }, "edit \(n)")
+                for row in dropped { row.write(1, n + 1) }
+                #expect(observer.count == n, "edit \(n): a dropped row notified")
+                rows[(n * 37) % rows.count].write(1, n + 1)
+                #expect(observer.count == n + 1, "edit \(n)")
+            }
+            scope.cancel()
+        }
+
         @Test func changedPropertiesAndASecondWordAreWatched() {
             let row = Row()
             let observer = CountingObserver()

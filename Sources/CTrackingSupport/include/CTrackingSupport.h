@@ -27,6 +27,7 @@ typedef struct tracking_seen {
 } tracking_seen;
 
 #define TRACKING_SEEN_COUNT 64
+#define TRACKING_SKIPS_KEPT 16
 
 /// The calling thread's tracking state. Only its own thread touches it.
 typedef struct tracking_thread {
@@ -45,6 +46,8 @@ typedef struct tracking_thread {
     intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
     intptr_t bitsRead;        ///< Distinct properties the run has read of its kept dependencies.
     intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
+    intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
+    intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first of them, in order.
     tracking_seen seen[TRACKING_SEEN_COUNT];
 } tracking_thread;
 
