@@ -257,30 +257,7 @@ public struct ReusableScope: Sendable, Hashable {
         }
         func takeEntry(_ e: Int) {
             let entry = entries.unsafelyUnwrapped[e]
-            var dependency: Dependency
-            if entry.dependency >= 0 {
-                dependency = previous[Int(entry.dependency)]
-                dependency.version = entry.version
-                dependency.ownWrites = entry.ownWrites
-                if entry.mask != dependency.mask || dependency.straddling || WriteWord.inFlight(entry.version) != 0 {
-                    reinstall(&dependency, mask: entry.mask)
-                }
-            } else {
-                // The scope takes the buffer's retain over when no enclosing scope needs the entry
-                // after this run; otherwise it takes one of its own.
-                if outermost {
-                    entries.unsafelyUnwrapped[e].dependency = Self.retainTakenOver
-                } else {
-                    _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
-                }
-                dependency = Dependency(
-                    object: entry.object, mask: 0, read: 0, version: entry.version, word: entry.word,
-                    ownWrites: entry.ownWrites, slot: nil, straddling: false)
-                if install(&dependency, mask: entry.mask, straddling: WriteWord.inFlight(entry.version) != 0) {
-                    changed = true
-                }
-            }
-            dependency.read = entry.mask
+            let dependency = dependencyOf(entry, e, entries.unsafelyUnwrapped, takingOver: previous, outermost: outermost, changed: &changed)
             (next + count).initialize(to: dependency)
             count += 1
         }
@@ -440,28 +417,7 @@ public struct ReusableScope: Sendable, Hashable {
         }
         let place = { (e: Int, at: Int) in
             let entry = entries.unsafelyUnwrapped[e]
-            let inFlight = WriteWord.inFlight(entry.version) != 0
-            var dependency: Dependency
-            if entry.dependency >= 0 {
-                dependency = aside[Int(entry.dependency)]
-                dependency.version = entry.version
-                dependency.ownWrites = entry.ownWrites
-                if entry.mask != dependency.mask || dependency.straddling || inFlight {
-                    clearSlots(of: dependency)
-                    if install(&dependency, mask: entry.mask, straddling: inFlight) { changed = true }
-                }
-            } else {
-                if outermost {
-                    entries.unsafelyUnwrapped[e].dependency = Self.retainTakenOver
-                } else {
-                    _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
-                }
-                dependency = Dependency(
-                    object: entry.object, mask: 0, read: 0, version: entry.version, word: entry.word,
-                    ownWrites: entry.ownWrites, slot: nil, straddling: false)
-                if install(&dependency, mask: entry.mask, straddling: inFlight) { changed = true }
-            }
-            dependency.read = entry.mask
+            let dependency = dependencyOf(entry, e, entries.unsafelyUnwrapped, takingOver: aside, outermost: outermost, changed: &changed)
             watchedBits += dependency.mask.nonzeroBitCount
             if dependency.straddling { straddling += 1 }
             deps[at] = dependency
@@ -497,6 +453,40 @@ public struct ReusableScope: Sendable, Hashable {
             state = ScopeState(raw: seen)
         }
         _schedulePoint()
+    }
+
+    /// The dependency for a run's entry: the previous one it takes over (`takingOver`, indexed by
+    /// `entry.dependency`), rewritten if the run read other properties or a write was in flight,
+    /// or a new one, installed. `changed` is set when the install's re-check saw a write.
+    private func dependencyOf(
+        _ entry: tracking_entry, _ e: Int, _ entries: UnsafeMutablePointer<tracking_entry>,
+        takingOver: UnsafeMutablePointer<Dependency>, outermost: Bool, changed: inout Bool
+    ) -> Dependency {
+        let inFlight = WriteWord.inFlight(entry.version) != 0
+        var dependency: Dependency
+        if entry.dependency >= 0 {
+            dependency = takingOver[Int(entry.dependency)]
+            dependency.version = entry.version
+            dependency.ownWrites = entry.ownWrites
+            if entry.mask != dependency.mask || dependency.straddling || inFlight {
+                clearSlots(of: dependency)
+                if install(&dependency, mask: entry.mask, straddling: inFlight) { changed = true }
+            }
+        } else {
+            // The scope takes the buffer's retain over when no enclosing scope needs the entry
+            // after this run; otherwise it takes one of its own.
+            if outermost {
+                entries[e].dependency = Self.retainTakenOver
+            } else {
+                _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
+            }
+            dependency = Dependency(
+                object: entry.object, mask: 0, read: 0, version: entry.version, word: entry.word,
+                ownWrites: entry.ownWrites, slot: nil, straddling: false)
+            if install(&dependency, mask: entry.mask, straddling: inFlight) { changed = true }
+        }
+        dependency.read = entry.mask
+        return dependency
     }
 
     /// This run's entry for `object` and `word`, if `seen` still knows it.
