@@ -120,11 +120,13 @@ import Testing
         let r = Recorder()
         let progress = ProgressReporter(console: r.console, quiet: false)
         let result = sampleSet().results[0]
+        progress.handle(.roundBegan(round: 2, rounds: 3))
         progress.handle(.runEnded(index: 0, total: 2, result: result))
         progress.diagnostic("trees/grid [lockfree] sum 16")
         progress.diagnostic("trees/grid [lockfree] sum 16")
         progress.handle(.note("instructions not counted for 1 run(s)"))
         #expect(r.err.withLock { $0 } == """
+            timing round 3 of 3
             [1/2] books/toggle/n=10 lockfree: p50 13.0 ns
             trees/grid [lockfree] sum 16
             bench: instructions not counted for 1 run(s)
@@ -142,10 +144,10 @@ import Testing
         let live = Console(out: r.console.out, err: r.console.err, interactive: true)
         let progress = ProgressReporter(console: live, quiet: false)
         let run = PlannedRun(benchmark: testSuite()[1], parameters: Parameters([("n", "10")]))
-        progress.handle(.passBegan(index: 0, total: 66, run: run, pass: "timing 2/3"))
+        progress.handle(.passBegan(index: 0, total: 66, run: run, pass: "timing 2/3", done: 0))
         #expect(r.err.withLock { $0 } == "\r\u{1B}[K[1/66] books/toggle/n=10 lockfree  timing 2/3")
         progress.handle(.runEnded(index: 0, total: 66, result: sampleSet().results[0]))
-        progress.handle(.passBegan(index: 1, total: 66, run: run, pass: "counting"))
+        progress.handle(.passBegan(index: 1, total: 66, run: run, pass: "counting", done: 0.5))
         #expect(r.err.withLock { $0 }.hasSuffix(" left"))
         progress.finish()
         #expect(r.err.withLock { $0 }.hasSuffix("\r\u{1B}[K"))

@@ -89,7 +89,7 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
     @Test func reportHasHeadlineRatiosSectionsAndCommand() {
         let report = ReportFormat.format(sampleSet())
         #expect(report.contains("| books/toggle/n=10 | 13.0 ns / 15.9 ns | 23.0 ns / 25.9 ns | 1 / 1 | 2 / 2 | 0.57× [0.38, 0.80] |"))
-        #expect(report.contains("| benchmark | lockfree p50 / p99 | apple p50 / p99 | mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | lockfree ÷ apple (p50, 95% CI) |"))
+        #expect(report.contains("| benchmark | lockfree p50 / p99 | apple p50 / p99 | mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | lockfree ÷ apple (p50, 95% interval) |"))
         #expect(report.contains("\n## books\n"))
         #expect(report.contains("<details><summary><code>books/toggle/n=10</code></summary>"))
         #expect(report.contains("```sh\nswift run -c release bench run --filter 'a b'\n```"))

@@ -46,12 +46,12 @@ final class PlanRecorder: PassExecutor {
         #expect(results[0].failure == nil)
         #expect(results[1].failure == "missed")
         #expect(recorder.countingOperations.withLock { $0 } == [100, 100, 1, 1])  // not the timing batch (64)
-        // The default mode times each run in 3 processes, each with a third of the plan, the
-        // contenders of a benchmark alternating: a lockfree process, an apple one, and again.
-        let thirds = (0..<3).flatMap { k in [plan.share(3, index: k), plan.share(3, index: k)] }
-        #expect(recorder.plans.withLock { $0 } == thirds + thirds)
-        #expect(recorder.timed.withLock { $0 } == Array(repeating: ["a@lockfree", "a@apple"], count: 3).flatMap { $0 }
-            + Array(repeating: ["b@lockfree", "b@apple"], count: 3).flatMap { $0 })
+        // The default mode times each run in 5 processes, each with a fifth of the plan, in 5
+        // rounds over the whole suite: each round times every benchmark once, its contenders
+        // alternating (a lockfree process, then an apple one), so a benchmark's rounds lie apart.
+        let rounds = (0..<5).flatMap { k in Array(repeating: plan.share(5, index: k), count: 4) }
+        #expect(recorder.plans.withLock { $0 } == rounds)
+        #expect(recorder.timed.withLock { $0 } == Array(repeating: ["a@lockfree", "a@apple", "b@lockfree", "b@apple"], count: 5).flatMap { $0 })
     }
 
     @Test func timingSamplesOfSeveralProcessesArePooled() throws {
@@ -153,10 +153,11 @@ final class PlanRecorder: PassExecutor {
         let plan = TimingPlan(budgetNanoseconds: 1, maxSamples: 10)
         _ = Runner(executor: recorder).run(try runs(), plan: plan, deadline: 1, mode: .quick)
         let budgets = recorder.plans.withLock { $0 }.map { Double($0.budgetNanoseconds) / 1e9 }
-        // The recorder spends none of its budget, so each benchmark's runs get the whole second left
-        // over the runs left: `a`'s two 1/4, `b`'s two 1/2 (quick's cap); quick times each run in 2
-        // processes, each with half of it, the contenders alternating.
-        let expected = Array(repeating: 0.125, count: 4) + Array(repeating: 0.25, count: 4)
+        // The recorder spends none of its budget, so each visit gets the whole second left over
+        // the visits (runs x rounds) left, for each of quick's 2 rounds: round 1 gives `a`'s
+        // two 1/8 of a second each (1 s over 8 visits, x 2 rounds, halved), `b`'s two 1/6; round 2
+        // gives `a`'s 1/4 and `b`'s 1/2, halved to 1/4 (quick's cap, 0.5 s a run).
+        let expected = [0.125, 0.125, 1.0 / 6, 1.0 / 6, 0.25, 0.25, 0.25, 0.25]
         #expect(budgets.count == 8)
         #expect(zip(budgets, expected).allSatisfy { abs($0 - $1) < 0.005 }, "\(budgets)")
         let tight = PlanRecorder()

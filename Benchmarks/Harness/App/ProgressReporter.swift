@@ -1,8 +1,9 @@
 import Synchronization
 
 /// Turns the runner's events into progress on stderr. On a terminal, one live line:
-/// `[12/66] books/select/n=100000 apple  timing 2/3  ~3 min left`. Elsewhere (CI logs), one plain
-/// line per run when it ends, with its p50. Quiet: nothing. Child processes' diagnostics pass
+/// `[12/66] books/select/n=100000 apple  timing 2/3  ~3 min left`; a line as each timing round
+/// begins. Elsewhere (CI logs), the round lines and one plain line per run when it ends (in the
+/// last round), with its p50. Quiet: nothing. Child processes' diagnostics pass
 /// through `diagnostic`, each distinct line once.
 public final class ProgressReporter: Sendable {
     let console: Console
@@ -11,8 +12,6 @@ public final class ProgressReporter: Sendable {
 
     struct State {
         var started: UInt64 = 0
-        var runsEnded = 0
-        var secondsOfEndedRuns = 0.0
         var seenDiagnostics = Set<String>()
         var live = false
     }
@@ -26,19 +25,18 @@ public final class ProgressReporter: Sendable {
     public func handle(_ event: RunEvent) {
         guard !quiet else { return }
         switch event {
-        case .passBegan(let index, let total, let run, let pass):
+        case .roundBegan(let round, let rounds):
+            clearLive()
+            console.err("timing round \(round + 1) of \(rounds)\n")
+        case .passBegan(let index, let total, let run, let pass, let done):
             guard console.interactive else { return }
             let left = state.withLock { s -> String in
-                guard s.runsEnded > 0 else { return "" }
-                let perRun = s.secondsOfEndedRuns / Double(s.runsEnded)
-                return "  ~" + Self.duration(perRun * Double(total - index)) + " left"
+                guard done > 0 else { return "" }
+                let elapsed = Double(monotonicNanoseconds() - s.started) / 1e9
+                return "  ~" + Self.duration(elapsed * (1 - done) / done) + " left"
             }
             show("[\(index + 1)/\(total)] \(run.name) \(run.contender)  \(pass)\(left)")
         case .runEnded(let index, let total, let result):
-            state.withLock { s in
-                s.runsEnded = index + 1
-                s.secondsOfEndedRuns = Double(monotonicNanoseconds() - s.started) / 1e9
-            }
             if !console.interactive { console.err(Self.endLine(index: index, total: total, result) + "\n") }
         case .instructionsBegan(let runs, let estimate):
             let line = "counting instructions of \(runs) runs under callgrind, ~\(Self.duration(estimate))"

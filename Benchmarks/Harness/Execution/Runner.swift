@@ -12,8 +12,9 @@ public enum RunMode: String, Sendable, Codable {
     var instructionRunSeconds: Double { self == .quick ? 30 : self == .standard ? 60 : 300 }
     var budgetBounds: ClosedRange<Double> { self == .quick ? 0.03...0.5 : self == .standard ? 0.1...3 : 0.2...10 }
     var defaultMaxSamples: Int { self == .quick ? 200 : self == .standard ? 2000 : 10_000 }
-    /// Processes whose timing samples are pooled for one run (see `Runner.measure`).
-    var timingProcesses: Int { self == .quick ? 2 : 3 }
+    /// Processes whose timing samples are pooled for one run, in as many rounds over the suite
+    /// (see `Runner.run`): 5, so that a ratio's repeat interval rests on 4 degrees of freedom.
+    var timingProcesses: Int { self == .quick ? 2 : 5 }
 
     /// The sampling plan when `runs` benchmark x contender runs share the time.
     public func timingPlan(runs: Int, maxSamples: Int? = nil) -> TimingPlan {
@@ -40,39 +41,63 @@ public struct Runner: Sendable {
         self.events = events
     }
 
-    /// Measures `runs` with `plan`, one benchmark at a time, its contenders' timing processes
-    /// interleaved (`measureTogether`). With a `deadline` (seconds for all runs), each benchmark's
-    /// sampling budget is re-planned from the time left, less the overhead (process start, setup,
-    /// counting) seen so far, within the mode's bounds: the suite ends near its deadline whatever it
-    /// holds.
+    /// Measures `runs` with `plan` in rounds: each round times every benchmark once, its
+    /// contenders in adjacent processes (`timeRound`), so that a benchmark's rounds lie minutes
+    /// apart, spread over the whole run, and its paired ratios sample every speed mode the run saw
+    /// (rounds of one benchmark a few seconds apart shared one mode: two runs of the primitives
+    /// then disagreed beyond their intervals, `track-once-threads/threads=2`'s apple ratio 0.148
+    /// against 0.086). The last round also counts each run (`finish`). With a `deadline` (seconds
+    /// for all runs), each visit's sampling budget is re-planned from the time left, less the
+    /// overhead (process start, setup, counting) seen so far, within the mode's bounds: the suite
+    /// ends near its deadline whatever it holds.
     public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
         let start = monotonicNanoseconds()
-        var overhead = 0.0  // seconds per run beyond its sampling budget, averaged
-        var results: [BenchmarkResult] = []
-        for group in Self.byBenchmark(runs) {
-            let index = results.count
-            var current = plan
-            if let deadline {
-                let left = deadline - Double(monotonicNanoseconds() - start) / 1e9
-                let share = left / Double(runs.count - index) - overhead
-                let seconds = min(max(share, mode.budgetBounds.lowerBound), mode.budgetBounds.upperBound)
-                current.budgetNanoseconds = UInt64(seconds * 1e9)
-                current.warmupNanoseconds = current.budgetNanoseconds / 10
+        let groups = Self.byBenchmark(runs)
+        let firsts = groups.indices.map { g in groups[..<g].reduce(0) { $0 + $1.count } }
+        // Never more processes than samples: `--samples N` caps the pooled samples.
+        let rounds = metrics.contains(.time) ? min(mode.timingProcesses, max(plan.maxSamples, 1)) : 1
+        var timings = Array(repeating: [Measurer.PassReport](), count: runs.count)
+        var results = Array(repeating: BenchmarkResult?.none, count: runs.count)
+        var overhead = 0.0  // seconds per run and round beyond its sampling budget, averaged
+        var visited = 0  // runs x rounds done
+        for round in 0..<rounds {
+            if rounds > 1 { events?(.roundBegan(round: round, rounds: rounds)) }
+            for (g, group) in groups.enumerated() {
+                let first = firsts[g]
+                var current = plan
+                if let deadline {
+                    let left = deadline - Double(monotonicNanoseconds() - start) / 1e9
+                    let share = left / Double(runs.count * rounds - visited) - overhead
+                    let seconds = min(max(share * Double(rounds), mode.budgetBounds.lowerBound), mode.budgetBounds.upperBound)
+                    current.budgetNanoseconds = UInt64(seconds * 1e9)
+                    current.warmupNanoseconds = current.budgetNanoseconds / 10
+                }
+                let began = monotonicNanoseconds()
+                let done = Double(visited) / Double(runs.count * rounds)
+                let announce = { (offset: Int, pass: String) -> Void in
+                    events?(.passBegan(index: first + offset, total: runs.count, run: group[offset], pass: pass, done: done))
+                }
+                var groupTimings = Array(timings[first..<first + group.count])
+                if metrics.contains(.time) {
+                    timeRound(group, plan: current, round: round, rounds: rounds, into: &groupTimings, began: announce)
+                }
+                timings.replaceSubrange(first..<first + group.count, with: groupTimings)
+                if round == rounds - 1 {
+                    for (offset, result) in finish(group, timings: groupTimings, began: announce).enumerated() {
+                        results[first + offset] = result
+                        events?(.runEnded(index: first + offset, total: runs.count, result: result))
+                    }
+                }
+                let spent = Double(monotonicNanoseconds() - began) / 1e9 / Double(group.count)
+                let budget = Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9 / Double(rounds)
+                overhead = (overhead * Double(visited) + max(0, spent - budget) * Double(group.count))
+                    / Double(visited + group.count)
+                visited += group.count
             }
-            let began = monotonicNanoseconds()
-            let measured = measureTogether(group, plan: current, processes: mode.timingProcesses) { offset, pass in
-                events?(.passBegan(index: index + offset, total: runs.count, run: group[offset], pass: pass))
-            }
-            for (offset, result) in measured.enumerated() {
-                events?(.runEnded(index: index + offset, total: runs.count, result: result))
-            }
-            let spent = Double(monotonicNanoseconds() - began) / 1e9 / Double(group.count)
-            let extra = max(0, spent - Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9)
-            overhead = (overhead * Double(index) + extra * Double(group.count)) / Double(index + group.count)
-            results += measured
         }
-        if metrics.contains(.instructions) { countInstructions(runs, into: &results, mode: mode) }
-        return results
+        var measured = results.map { $0! }
+        if metrics.contains(.instructions) { countInstructions(runs, into: &measured, mode: mode) }
+        return measured
     }
 
     /// `runs` cut into consecutive runs of one benchmark (its contenders; `Selection.plan` keeps
@@ -143,13 +168,12 @@ public struct Runner: Sendable {
 
     /// Times the runs of one benchmark (one per contender) in `processes` rounds of fresh
     /// processes, each process with its share of `plan`, the contenders alternating within each
-    /// round (A B C, A B C, ...), and pools each run's samples. Speed on a shared machine moves
-    /// between modes for minutes at a time, and one process's memory layout can move a time by
-    /// 1.5x or more (apple's `track-objects-fire/objects=8` took 5.9 to 10.8 µs in different
-    /// processes): alternating puts each contender in every mode the benchmark saw, and pooling
-    /// keeps a ratio from hanging on one process. Then each run is counted in one more process.
-    /// Only the metrics of the selected groups are kept (`metrics`): the timing pass runs when
-    /// `time` is selected, the counting pass when `counts` or `allocations` is.
+    /// round (A B C, A B C, ...), and pools each run's samples (`run` spreads the rounds over the
+    /// suite instead). Speed on a shared machine moves between modes for minutes at a time, and
+    /// one process's memory layout can move a time by 1.5x or more (apple's
+    /// `track-objects-fire/objects=8` took 5.9 to 10.8 µs in different processes): alternating puts
+    /// each contender in every mode the benchmark saw, and pooling keeps a ratio from hanging on one
+    /// process. Then each run is counted in one more process.
     func measureTogether(
         _ group: [PlannedRun], plan: TimingPlan, processes: Int,
         began: (_ offset: Int, _ pass: String) -> Void = { _, _ in }
@@ -159,13 +183,32 @@ public struct Runner: Sendable {
         var timings = Array(repeating: [Measurer.PassReport](), count: group.count)
         if metrics.contains(.time) {
             for round in 0..<processes {
-                for (j, run) in group.enumerated() where timings[j].last?.failure == nil {
-                    began(j, processes > 1 ? "timing \(round + 1)/\(processes)" : "timing")
-                    timings[j].append(executor.timing(run, plan: processes > 1 ? plan.share(processes, index: round) : plan))
-                }
+                timeRound(group, plan: plan, round: round, rounds: processes, into: &timings, began: began)
             }
         }
-        return group.enumerated().map { j, run in
+        return finish(group, timings: timings, began: began)
+    }
+
+    /// Round `round` of `rounds`: one timing process per contender of one benchmark, one after
+    /// another, each with its share of `plan` (the whole plan when there is one round). A run
+    /// whose timing failed is not timed again.
+    func timeRound(
+        _ group: [PlannedRun], plan: TimingPlan, round: Int, rounds: Int,
+        into timings: inout [[Measurer.PassReport]], began: (_ offset: Int, _ pass: String) -> Void
+    ) {
+        for (j, run) in group.enumerated() where timings[j].last?.failure == nil {
+            began(j, rounds > 1 ? "timing \(round + 1)/\(rounds)" : "timing")
+            timings[j].append(executor.timing(run, plan: rounds > 1 ? plan.share(rounds, index: round) : plan))
+        }
+    }
+
+    /// Each run's result: its rounds' samples pooled, then its counting pass (in one more process)
+    /// when `counts` or `allocations` is selected and the timing did not fail. Only the metrics of
+    /// the selected groups are kept (`metrics`).
+    func finish(
+        _ group: [PlannedRun], timings: [[Measurer.PassReport]], began: (_ offset: Int, _ pass: String) -> Void
+    ) -> [BenchmarkResult] {
+        group.enumerated().map { j, run in
             let reports = timings[j]
             let timing: Measurer.PassReport =
                 if let failed = reports.first(where: { $0.failure != nil }) { failed }

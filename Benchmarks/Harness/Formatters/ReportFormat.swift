@@ -15,7 +15,8 @@ public enum ReportFormat {
         out += "## Headline\n\n" + headline(set)
         out += "\nTimes are per operation: p50 / p99; `–`: not run for that contender. Ratios pair the contenders'"
         out += " timing processes round by round (they alternate): the geometric mean of the rounds' ratios of"
-        out += " medians, with a 95% t interval over the rounds; with a single process, the ratio of the medians"
+        out += " medians, with a 95% repeat interval (where a repeat run's ratio falls: a t interval over the rounds,"
+        out += " √2 wider than a confidence interval); with a single process, the ratio of the medians"
         out += " with a conservative 95% interval (order-statistic intervals of both at 97.5%, by Bonferroni)."
         out += " Below ratio 1 the reference is faster.\n"
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }
@@ -63,7 +64,7 @@ public enum ReportFormat {
         var header = ["benchmark"] + contenders.map { "\($0) p50 / p99" }
         let counted = set.hasInstructions ? [MetricName.instructions] : []
         header += ["mallocs/op (\(list))", "invalidations/op (\(list))"] + counted.map { _ in "instructions/op (\(list))" }
-        if let reference { header += others.map { "\(reference) ÷ \($0) (p50, 95% CI)" } }
+        if let reference { header += others.map { "\(reference) ÷ \($0) (p50, 95% interval)" } }
         let rows = set.benchmarkNames.map { name -> [String] in
             var row = [name]
             for c in contenders {

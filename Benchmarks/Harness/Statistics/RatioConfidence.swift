@@ -1,8 +1,9 @@
 import Foundation
 
-/// The ratio of two medians with a conservative 95% confidence interval.
+/// The ratio of two medians with a 95% interval: a repeat interval from paired rounds
+/// (`init(rounds:_:)`), or from a single process each, a conservative confidence interval.
 ///
-/// Method: each median gets its distribution-free order-statistic interval at level 97.5%
+/// Single process: each median gets its distribution-free order-statistic interval at level 97.5%
 /// (`MedianConfidence`); the ratio interval is `[lowA / highB, highA / lowB]`. The two samples are
 /// independent, and by Bonferroni both medians lie in their intervals with probability at least
 /// 1 - 0.025 - 0.025 = 95%, and then the ratio lies in the ratio interval. No resampling: the result
@@ -21,9 +22,14 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
 
     /// The ratio from paired rounds: round k timed `a` and `b` in adjacent processes (the runner
     /// alternates contenders), and `r_k = median(a_k) / median(b_k)`. The estimate is the geometric
-    /// mean of the `r_k`; the interval, a 95% Student t interval on their logarithms (K - 1 degrees
-    /// of freedom), so it carries the variation between processes, the largest there is on these
-    /// machines, and pairing cancels what a round shares (the machine's speed at that moment).
+    /// mean of the `r_k`. The interval is a 95% *repeat* interval: where the estimate of a repeat
+    /// run (as many rounds) falls, a Student t interval on the logarithms (K - 1 degrees of
+    /// freedom) for the difference of two such means, `t * s * sqrt(2 / K)`: √2 wider than the
+    /// confidence interval of the true ratio, since the repeat's estimate varies too. It carries the
+    /// variation between processes, the largest there is on these machines (the runner spreads a
+    /// benchmark's rounds over the run, so it includes the machine's speed modes), and pairing
+    /// cancels what a round shares. Measured: two default runs of the primitives, 5 rounds each,
+    /// held each other's estimates for 74 and 75 of 81 ratios; confidence intervals held 69 and 68.
     /// `nil` when fewer than 2 rounds have samples on both sides.
     public init?(rounds a: [[Double]], _ b: [[Double]]) {
         let logs = zip(a, b).compactMap { x, y -> Double? in
@@ -35,7 +41,7 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
         let k = Double(logs.count)
         let mean = logs.reduce(0, +) / k
         let sd = (logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (k - 1)).squareRoot()
-        let half = Self.t975(degreesOfFreedom: logs.count - 1) * sd / k.squareRoot()
+        let half = Self.t975(degreesOfFreedom: logs.count - 1) * sd * (2 / k).squareRoot()
         ratio = exp(mean)
         low = exp(mean - half)
         high = exp(mean + half)
