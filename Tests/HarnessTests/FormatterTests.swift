@@ -54,12 +54,18 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
     @Test func summaryTableSideBySide() {
         let text = SummaryTable.format(sampleSet())
         let expected = """
-            | benchmark | lockfree p50 | apple p50 | lockfree mallocs/op | apple mallocs/op | lockfree invalidations/op | apple invalidations/op |
-            |---|---:|---:|---:|---:|---:|---:|
-            | books/toggle/n=10 | 13.0 ns | 23.0 ns | 1 | 1 | 2 | 2 |
+            | benchmark | lockfree p50 | apple p50 | lockfree mallocs/op | apple mallocs/op | lockfree invalidations/op | apple invalidations/op | lockfree ÷ apple |
+            |---|---:|---:|---:|---:|---:|---:|---:|
+            | books/toggle/n=10 | 13.0 ns | 23.0 ns | 1 | 1 | 2 | 2 | 0.57× [0.38, 0.80] |
 
             """
         #expect(text == expected)
+        // Where both were counted, the instruction ratio leads and the time ratio follows.
+        var counted = sampleSet()
+        counted.results[0].metrics.append(MetricResult(name: MetricName.instructions, unit: "instructions", value: 100))
+        counted.results[1].metrics.append(MetricResult(name: MetricName.instructions, unit: "instructions", value: 400))
+        #expect(SummaryTable.format(counted).contains("| 0.25× instr · 0.57× [0.38, 0.80] time |"))
+        #expect(ReportFormat.format(counted).contains("| 0.25× instr · 0.57× [0.38, 0.80] time |"))
     }
 
     @Test func floorRowsGetATimeColumnNamedForWhatTheyAre() {
@@ -69,8 +75,8 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         floor.contender = Benchmark.floorContender
         set.results.append(floor)
         let text = SummaryTable.format(set)
-        #expect(text.hasPrefix("| benchmark | lockfree p50 | apple p50 | floor (no observation) p50 | lockfree mallocs/op | apple mallocs/op | lockfree invalidations/op | apple invalidations/op |\n"))
-        #expect(text.contains("| primitives/plain-read | – | – | 13.0 ns | – | – | – | – |"))
+        #expect(text.hasPrefix("| benchmark | lockfree p50 | apple p50 | floor (no observation) p50 | lockfree mallocs/op | apple mallocs/op | lockfree invalidations/op | apple invalidations/op | lockfree ÷ apple |\n"))
+        #expect(text.contains("| primitives/plain-read | – | – | 13.0 ns | – | – | – | – |  |"))
         #expect(!text.contains("baseline"))
     }
 
@@ -86,10 +92,16 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(failed.hasSuffix("Failed: 1 of 2 runs: books/toggle/n=10 on lockfree (reasons above)\n"))
     }
 
+    @Test func reportReproducesTheCommandOnce() {
+        var set = sampleSet()
+        set.metadata.command = MetadataCollector.reproducible(["/some/bin/bench", "run", "--filter", "^books/"])
+        #expect(ReportFormat.format(set).contains("```sh\nswift run -c release bench run --filter '^books/'\n```"))
+    }
+
     @Test func reportHasHeadlineRatiosSectionsAndCommand() {
         let report = ReportFormat.format(sampleSet())
         #expect(report.contains("| books/toggle/n=10 | 13.0 ns / 15.9 ns | 23.0 ns / 25.9 ns | 1 / 1 | 2 / 2 | 0.57× [0.38, 0.80] |"))
-        #expect(report.contains("| benchmark | lockfree p50 / p99 | apple p50 / p99 | mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | lockfree ÷ apple (p50, 95% interval) |"))
+        #expect(report.contains("| benchmark | lockfree p50 / p99 | apple p50 / p99 | mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | lockfree ÷ apple (instructions; p50 time, 95% interval) |"))
         #expect(report.contains("\n## books\n"))
         #expect(report.contains("<details><summary><code>books/toggle/n=10</code></summary>"))
         #expect(report.contains("```sh\nswift run -c release bench run --filter 'a b'\n```"))
@@ -134,6 +146,12 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(NumberFormat.duration(4_560_000) == "4.56 ms")
         #expect(NumberFormat.duration(-1500) == "-1.50 µs")
         #expect(NumberFormat.ratio(RatioEstimate(ratio: 0.5, low: 0.25, high: 1)) == "0.50× [0.25, 1.00]")
+        #expect(NumberFormat.ratio(RatioEstimate(ratio: 0.0146, low: 0.0139, high: 0.0153)) == "0.015× [0.014, 0.015]")
+        #expect(NumberFormat.ratio(RatioEstimate(ratio: 12.34, low: nil, high: nil)) == "12.3×")
+        #expect(NumberFormat.comparison(instructions: 0.0146, time: RatioEstimate(ratio: 0.5, low: 0.25, high: 1))
+            == "0.015× instr · 0.50× [0.25, 1.00] time")
+        #expect(NumberFormat.comparison(instructions: nil, time: RatioEstimate(ratio: 0.5, low: nil, high: nil)) == "0.50×")
+        #expect(NumberFormat.comparison(instructions: nil, time: nil) == "")
     }
 
     @Test func shellQuoting() {

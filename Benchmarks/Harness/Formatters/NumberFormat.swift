@@ -30,10 +30,27 @@ public enum NumberFormat {
         return (ns < 0 ? "-" : "") + String(format: "%.\(digits)f", value) + " " + unit
     }
 
-    /// A ratio with its interval: `0.52× [0.49, 0.56]`, or `0.52×` without one.
+    /// A ratio with its interval: `0.52× [0.49, 0.56]`, or `0.52×` without one; below 0.1, two
+    /// significant digits (`0.014× [0.013, 0.015]`), so that a small ratio keeps its size.
     public static func ratio(_ r: RatioEstimate) -> String {
-        let main = String(format: "%.2f×", r.ratio)
+        let main = ratioValue(r.ratio) + "×"
         guard let low = r.low, let high = r.high else { return main }
-        return main + String(format: " [%.2f, %.2f]", low, high)
+        return main + " [" + ratioValue(low) + ", " + ratioValue(high) + "]"
+    }
+
+    /// `12.3`, `0.52`, `0.014`.
+    static func ratioValue(_ x: Double) -> String {
+        if x >= 10 || x == 0 || !x.isFinite { return String(format: "%.1f", x) }
+        if x >= 0.1 { return String(format: "%.2f", x) }
+        let digits = min(12, 1 - Int(floor(log10(x))))
+        return String(format: "%.\(digits)f", x)
+    }
+
+    /// A comparison cell, instructions first where both sides were counted:
+    /// `0.014× instr · 0.026× [0.025, 0.027] time`; else the time ratio alone.
+    public static func comparison(instructions: Double?, time: RatioEstimate?) -> String {
+        let timeText = time.map(ratio)
+        guard let instructions else { return timeText ?? "" }
+        return ratioValue(instructions) + "× instr" + (timeText.map { " · " + $0 + " time" } ?? "")
     }
 }

@@ -56,15 +56,12 @@ public enum ReportFormat {
         let contenders = set.contenders
         let reference = set.referenceContender
         // Ratio columns only for contenders that share a benchmark with the reference.
-        let others = contenders.filter { other in
-            guard let reference, other != reference else { return false }
-            return set.benchmarkNames.contains { name in set.timeRatio(name, reference, other) != nil }
-        }
+        let others = set.compared(with: reference)
         let list = contenders.joined(separator: " / ")
         var header = ["benchmark"] + contenders.map { "\($0) p50 / p99" }
         let counted = set.hasInstructions ? [MetricName.instructions] : []
         header += ["mallocs/op (\(list))", "invalidations/op (\(list))"] + counted.map { _ in "instructions/op (\(list))" }
-        if let reference { header += others.map { "\(reference) ÷ \($0) (p50, 95% interval)" } }
+        if let reference { header += others.map { "\(reference) ÷ \($0) (instructions; p50 time, 95% interval)" } }
         let rows = set.benchmarkNames.map { name -> [String] in
             var row = [name]
             for c in contenders {
@@ -87,7 +84,7 @@ public enum ReportFormat {
                     }.joined(separator: " / "))
             }
             if let reference {
-                row += others.map { set.timeRatio(name, reference, $0).map(NumberFormat.ratio) ?? "" }
+                row += others.map { set.comparison(name, reference, $0) }
             }
             return row
         }
@@ -120,7 +117,8 @@ public enum ReportFormat {
             ["instructions", m.instructionCounter ?? "unavailable: \(m.instructionNote ?? "not counted")"],
             ["git commit", m.gitCommit], ["mode", m.mode], ["command", m.commandLine],
         ]
-        let reproduce = (["swift", "run", "-c", "release", "bench"] + m.command.dropFirst()).map(shellQuoted)
+        // `command` is already as a user reruns it (`MetadataCollector.reproducible`).
+        let reproduce = m.command.map(shellQuoted)
         return MarkdownTable(header: ["", ""], rows: rows).text
             + "\nReproduce with:\n\n```sh\n\(reproduce.joined(separator: " "))\n```\n"
     }

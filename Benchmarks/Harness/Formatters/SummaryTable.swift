@@ -1,5 +1,7 @@
 /// The table `bench run` prints on stdout: per benchmark, each contender's p50 time, mallocs per
-/// operation and invalidations per operation, side by side. The floor rows (the same work without
+/// operation and invalidations per operation, side by side, then the reference (`lockfree`)
+/// against each other contender: the instruction ratio where counted, the time ratio with its 95%
+/// interval beside it. The floor rows (the same work without
 /// observation, `Benchmark.floorContender`) get a time column only, named for what it is.
 public enum SummaryTable {
     public static let floorHeader = "floor (no observation) p50"
@@ -11,6 +13,9 @@ public enum SummaryTable {
         header += contenders.map { $0 == Benchmark.floorContender ? floorHeader : "\($0) p50" }
         header += observing.map { "\($0) mallocs/op" }
         header += observing.map { "\($0) invalidations/op" }
+        let reference = set.referenceContender
+        let others = set.compared(with: reference)
+        if let reference { header += others.map { "\(reference) ÷ \($0)" } }
         let rows = set.benchmarkNames.map { name -> [String] in
             func cell(_ c: String, _ metric: String, _ text: (Double) -> String) -> String {
                 guard let r = set.result(name, c) else { return "–" }
@@ -20,6 +25,7 @@ public enum SummaryTable {
             return [name] + contenders.map { cell($0, MetricName.time, NumberFormat.duration) }
                 + observing.map { cell($0, MetricName.mallocs, NumberFormat.readable) }
                 + observing.map { cell($0, MetricName.invalidations, NumberFormat.readable) }
+                + (reference.map { r in others.map { set.comparison(name, r, $0) } } ?? [])
         }
         var text = MarkdownTable(header: header, rows: rows, rightAligned: Set(1..<header.count)).text
         if let note = set.metadata.allocationNote { text += "\nmallocs: unavailable (\(note))\n" }
@@ -64,5 +70,29 @@ extension ResultSet {
         let sa = a.samples ?? [a.summary.p50], sb = b.samples ?? [b.summary.p50]
         guard !sa.isEmpty, !sb.isEmpty else { return nil }
         return RatioEstimate(numerator: sa, denominator: sb)
+    }
+
+    /// `reference / other` in instructions per operation for `benchmark`, when both were counted.
+    public func instructionRatio(_ benchmark: String, _ reference: String, _ other: String) -> Double? {
+        guard let ra = result(benchmark, reference), ra.failure == nil, let rb = result(benchmark, other),
+            rb.failure == nil, let a = ra.metric(MetricName.instructions)?.summary.p50,
+            let b = rb.metric(MetricName.instructions)?.summary.p50, a > 0, b > 0
+        else { return nil }
+        return a / b
+    }
+
+    /// The comparison cell of `reference / other`: the instruction ratio where counted, then the
+    /// time ratio with its 95% interval (`NumberFormat.comparison`).
+    public func comparison(_ benchmark: String, _ reference: String, _ other: String) -> String {
+        NumberFormat.comparison(
+            instructions: instructionRatio(benchmark, reference, other), time: timeRatio(benchmark, reference, other))
+    }
+
+    /// The contenders compared with `reference`: those that share a benchmark with it.
+    public func compared(with reference: String?) -> [String] {
+        contenders.filter { other in
+            guard let reference, other != reference else { return false }
+            return benchmarkNames.contains { name in timeRatio(name, reference, other) != nil }
+        }
     }
 }
