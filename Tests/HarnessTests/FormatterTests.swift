@@ -16,7 +16,7 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
             ], failure: contender == "apple" ? nil : failure)
     }
     let metadata = RunMetadata(
-        date: "2026-01-02T03:04:05Z", command: ["bench", "run", "--filter", "a b"], machine: "Linux 6 x86_64",
+        date: "2026-01-02T03:04:05Z", command: ["swift", "run", "-c", "release", "bench", "run", "--filter", "a b"], machine: "Linux 6 x86_64",
         cpu: "Test CPU", cores: 2, toolchain: "6.3.1", toolchainOnPath: "unknown", allocator: "jemalloc 5.3.0",
         allocationNote: nil, gitCommit: "abc123", mode: "quick")
     return ResultSet(metadata: metadata, results: [result("lockfree", lockfreeTime), result("apple", appleTime)])
