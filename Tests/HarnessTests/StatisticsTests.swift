@@ -79,16 +79,20 @@ import Testing
 
 @Suite struct PairedRatioTests {
     @Test func roundsArePairedAndTheirSpreadIsTheInterval() throws {
-        // Round 2 ran in a mode twice as slow for both: the ratio of each round is 2 exactly.
-        let same = try #require(RatioEstimate(rounds: [[2, 2, 3], [4, 4, 6]], [[1, 1, 2], [2, 2, 4]]))
+        // Rounds 2 and 3 ran in modes 2 and 1.5 times as slow for both: each round's ratio is 2.
+        let same = try #require(RatioEstimate(rounds: [[2, 2, 3], [4, 4, 6], [3, 3, 4.5]], [[1, 1, 2], [2, 2, 4], [1.5, 1.5, 3]]))
         #expect(same.ratio == 2 && same.low == 2 && same.high == 2)
-        // Rounds at 1.8 and 2.2: geometric mean, t interval with 1 degree of freedom (12.706), for
-        // the difference between this run's mean of 2 rounds and a repeat's: s * sqrt(2 / 2).
-        let spread = try #require(RatioEstimate(rounds: [[1.8], [2.2]], [[1], [1]]))
-        let logs = [log(1.8), log(2.2)], mean = (logs[0] + logs[1]) / 2
-        let sd = abs(logs[0] - logs[1]) / 2.0.squareRoot()
+        // Rounds at 1.8, 2.0 and 2.2: geometric mean, t interval with 2 degrees of freedom (4.303),
+        // for the difference between this run's mean of 3 rounds and a repeat's: s * sqrt(2 / 3).
+        let spread = try #require(RatioEstimate(rounds: [[1.8], [2.0], [2.2]], [[1], [1], [1]]))
+        let logs = [log(1.8), log(2.0), log(2.2)], mean = logs.reduce(0, +) / 3
+        let sd = (logs.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 2).squareRoot()
         #expect(abs(spread.ratio - exp(mean)) < 1e-12)
-        #expect(abs(try #require(spread.high) - exp(mean + 12.706 * sd)) < 1e-9)
+        #expect(abs(try #require(spread.high) - exp(mean + 4.303 * sd * (2.0 / 3).squareRoot())) < 1e-9)
+        #expect(abs(try #require(spread.low) - exp(mean - 4.303 * sd * (2.0 / 3).squareRoot())) < 1e-9)
+        // Two rounds: the paired ratio, no interval.
+        let two = try #require(RatioEstimate(rounds: [[1.8], [2.2]], [[1], [1]]))
+        #expect(abs(two.ratio - (1.8 * 2.2).squareRoot()) < 1e-12 && two.low == nil && two.high == nil)
         #expect(RatioEstimate(rounds: [[1]], [[1]]) == nil)  // one round: no interval to give
         #expect(RatioEstimate.t975(degreesOfFreedom: 2) == 4.303)
     }

@@ -16,7 +16,7 @@ public enum ReportFormat {
         out += "\nTimes are per operation: p50 / p99; `–`: not run for that contender. Ratios pair the contenders'"
         out += " timing processes round by round (they alternate): the geometric mean of the rounds' ratios of"
         out += " medians, with a 95% repeat interval (where a repeat run's ratio falls: a t interval over the rounds,"
-        out += " √2 wider than a confidence interval); with a single process, the ratio of the medians"
+        out += " √2 wider than a confidence interval; none from two rounds, as in --quick); with a single process, the ratio of the medians"
         out += " with a conservative 95% interval (order-statistic intervals of both at 97.5%, by Bonferroni)."
         out += " Below ratio 1 the reference is faster.\n"
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }

@@ -30,7 +30,9 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
     /// benchmark's rounds over the run, so it includes the machine's speed modes), and pairing
     /// cancels what a round shares. Measured: two default runs of the primitives, 5 rounds each,
     /// held each other's estimates for 74 and 75 of 81 ratios; confidence intervals held 69 and 68.
-    /// `nil` when fewer than 2 rounds have samples on both sides.
+    /// Two rounds give the ratio without an interval: one degree of freedom makes it 12.7 times
+    /// the spread, too wide to read (quick mode's `[0.0052, 64.4]`). `nil` when fewer than 2
+    /// rounds have samples on both sides.
     public init?(rounds a: [[Double]], _ b: [[Double]]) {
         let logs = zip(a, b).compactMap { x, y -> Double? in
             guard !x.isEmpty, !y.isEmpty else { return nil }
@@ -41,8 +43,13 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
         let k = Double(logs.count)
         let mean = logs.reduce(0, +) / k
         let sd = (logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (k - 1)).squareRoot()
-        let half = Self.t975(degreesOfFreedom: logs.count - 1) * sd * (2 / k).squareRoot()
         ratio = exp(mean)
+        guard logs.count >= 3 else {
+            low = nil
+            high = nil
+            return
+        }
+        let half = Self.t975(degreesOfFreedom: logs.count - 1) * sd * (2 / k).squareRoot()
         low = exp(mean - half)
         high = exp(mean + half)
     }
