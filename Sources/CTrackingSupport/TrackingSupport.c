@@ -5,6 +5,9 @@
 
 _Thread_local tracking_thread tracking_current __attribute__((tls_model("initial-exec")));
 
+void *tracking_scope_chunks = NULL;
+void *tracking_store_chunks = NULL;
+
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 

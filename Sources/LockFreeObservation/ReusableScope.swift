@@ -67,7 +67,7 @@ public struct ReusableScope: Sendable, Hashable {
         generation = free.generation
     }
 
-    private var scope: UnsafeMutablePointer<ScopeRecord> { ScopeTable.shared.record(record) }
+    private var scope: UnsafeMutablePointer<ScopeRecord> { ScopeTable.record(record) }
 
     /// `tracking_entry.dependency` of an entry whose retain the scope took over: the outermost
     /// scope's end does not release it.
@@ -81,7 +81,7 @@ public struct ReusableScope: Sendable, Hashable {
     }
 
     /// How many object words the last run read (the owner's view; diagnostics and tests).
-    public var dependencyCount: Int { ScopeTable.shared.store(record).pointee.count }
+    public var dependencyCount: Int { ScopeTable.store(record).pointee.count }
 
     /// Runs `body`, tracking what it reads, and watches that until the first change.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
@@ -102,7 +102,7 @@ public struct ReusableScope: Sendable, Hashable {
         thread.pointee.depth += 1
         // Inside another scope every read goes to the buffer, retained, for the enclosing scope too.
         let outermost = thread.pointee.depth == 1
-        let store = ScopeTable.shared.store(record)
+        let store = ScopeTable.store(record)
         thread.pointee.dependencies = outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : nil
         thread.pointee.cursor = 0
         thread.pointee.dependencyCount = outermost ? store.pointee.count : 0
@@ -139,12 +139,11 @@ public struct ReusableScope: Sendable, Hashable {
     /// finishes), and its objects are released. Returns `true` if the scope was armed.
     @discardableResult
     public func cancel() -> Bool {
-        let table = ScopeTable.shared
         let scope = self.scope
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
         guard state.generation == generation && (state.isArmed || state.isIdle) else { return false }
         let wasArmed = disarm(scope)
-        let store = ScopeTable.shared.store(record)
+        let store = ScopeTable.store(record)
         let base = store.pointee.dependencies.base
         for i in 0..<store.pointee.count {
             Unmanaged<TrackedObject>.fromOpaque(base[i].object).release()
@@ -164,7 +163,7 @@ public struct ReusableScope: Sendable, Hashable {
                 expected: state.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
             if exchanged {
                 closing._checkInvariants()
-                if closing.isDone { table.recycle(record, from: closing) }
+                if closing.isDone { ScopeTable.shared.recycle(record, from: closing) }
                 return wasArmed
             }
             state = ScopeState(raw: seen)
@@ -208,7 +207,7 @@ public struct ReusableScope: Sendable, Hashable {
         outermost: Bool
     ) {
         let scope = self.scope
-        let store = ScopeTable.shared.store(record)
+        let store = ScopeTable.store(record)
         defer { scope.pointee.runner.store(0, ordering: .relaxed) }
         let end = thread.pointee.count
         let previousCount = store.pointee.count

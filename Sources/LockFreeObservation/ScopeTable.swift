@@ -1,3 +1,4 @@
+import CTrackingSupport
 import Synchronization
 
 /// All scope records of the process, in chunks that are allocated on demand and never freed.
@@ -28,51 +29,66 @@ final class ScopeTable: @unchecked Sendable {
     /// Records retired at the generation limit (diagnostics and tests).
     let retired = Atomic<Int>(0)
 
-    init() {
+    /// Private: there is one table per process (`shared`), whose chunks the C globals publish.
+    private init() {
         chunks = .allocate(capacity: Self.chunkCount)
         for i in 0..<Self.chunkCount { (chunks + i).initialize(to: Atomic(0)) }
         storeChunks = .allocate(capacity: Self.chunkCount)
         for i in 0..<Self.chunkCount { (storeChunks + i).initialize(to: Atomic(0)) }
+        // The one table of the process: `record(_:)` and `store(_:)` reach its chunks through the
+        // C globals, without `shared`'s lazy-initialisation check.
+        tracking_scope_chunks_publish(UnsafeMutableRawPointer(chunks), UnsafeMutableRawPointer(storeChunks))
     }
 
     /// The record at `index`, which must have been handed out by `acquire()`.
     @inline(__always)
-    func record(_ index: UInt32) -> UnsafeMutablePointer<ScopeRecord> {
+    func record(_ index: UInt32) -> UnsafeMutablePointer<ScopeRecord> { Self.record(index) }
+
+    /// The record at `index` of the process's table (which exists: it handed the index out).
+    @inline(__always)
+    static func record(_ index: UInt32) -> UnsafeMutablePointer<ScopeRecord> {
+        let chunks = tracking_scope_chunks_get().unsafelyUnwrapped.assumingMemoryBound(to: Atomic<UInt>.self)
         // Acquire: pairs with the release publication of the chunk.
-        let chunk = chunks[Int(index) >> Self.chunkShift].load(ordering: .acquiring)
-        return UnsafeMutablePointer<ScopeRecord>(bitPattern: chunk).unsafelyUnwrapped
-            + (Int(index) & (Self.chunkSize - 1))
+        let chunk = chunks[Int(index) >> chunkShift].load(ordering: .acquiring)
+        return UnsafeMutablePointer<ScopeRecord>(bitPattern: chunk).unsafelyUnwrapped + (Int(index) & (chunkSize - 1))
     }
 
     /// The dependency store of the record at `index`: only its reusable scope's owner touches it.
-    func store(_ index: UInt32) -> UnsafeMutablePointer<DependencyStore> {
-        let chunkIndex = Int(index) >> Self.chunkShift
+    func store(_ index: UInt32) -> UnsafeMutablePointer<DependencyStore> { Self.store(index) }
+
+    /// The dependency store of the record at `index` of the process's table; its chunk is made by
+    /// the first reusable scope among the chunk's records (`makeStoreChunk`).
+    @inline(__always)
+    static func store(_ index: UInt32) -> UnsafeMutablePointer<DependencyStore> {
+        let storeChunks = tracking_store_chunks_get().unsafelyUnwrapped.assumingMemoryBound(to: Atomic<UInt>.self)
+        let chunkIndex = Int(index) >> chunkShift
         // Acquire: pairs with the release publication of the chunk.
         var chunk = storeChunks[chunkIndex].load(ordering: .acquiring)
-        if chunk == 0 {
-            // The stores, then their inline dependency slots, in one allocation.
-            let storeBytes = MemoryLayout<DependencyStore>.stride * Self.chunkSize
-            let slotsOffset = (storeBytes + 63) & ~63
-            let raw = UnsafeMutableRawPointer.allocate(
-                byteCount: slotsOffset + MemoryLayout<Dependency>.stride * 2 * DependencyStore.inlineCapacity * Self.chunkSize,
-                alignment: 64)
-            let stores = raw.bindMemory(to: DependencyStore.self, capacity: Self.chunkSize)
-            let slots = (raw + slotsOffset).bindMemory(
-                to: Dependency.self, capacity: 2 * DependencyStore.inlineCapacity * Self.chunkSize)
-            for i in 0..<Self.chunkSize {
-                (stores + i).initialize(to: DependencyStore(inline: slots + 2 * DependencyStore.inlineCapacity * i))
-            }
-            // Release on success publishes the initialised stores; the loser frees its own.
-            let (exchanged, current) = storeChunks[chunkIndex].compareExchange(
-                expected: 0, desired: UInt(bitPattern: raw), successOrdering: .releasing, failureOrdering: .acquiring)
-            if exchanged {
-                chunk = UInt(bitPattern: raw)
-            } else {
-                raw.deallocate()
-                chunk = current
-            }
+        if _slowPath(chunk == 0) { chunk = makeStoreChunk(chunkIndex, storeChunks) }
+        return UnsafeMutablePointer<DependencyStore>(bitPattern: chunk).unsafelyUnwrapped + (Int(index) & (chunkSize - 1))
+    }
+
+    /// Allocates and publishes the dependency stores of chunk `chunkIndex`, or takes the ones
+    /// another thread published first. Returns the chunk's address.
+    @inline(never)
+    static func makeStoreChunk(_ chunkIndex: Int, _ storeChunks: UnsafeMutablePointer<Atomic<UInt>>) -> UInt {
+        // The stores, then their inline dependency slots, in one allocation.
+        let storeBytes = MemoryLayout<DependencyStore>.stride * chunkSize
+        let slotsOffset = (storeBytes + 63) & ~63
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: slotsOffset + MemoryLayout<Dependency>.stride * 2 * DependencyStore.inlineCapacity * chunkSize,
+            alignment: 64)
+        let stores = raw.bindMemory(to: DependencyStore.self, capacity: chunkSize)
+        let slots = (raw + slotsOffset).bindMemory(to: Dependency.self, capacity: 2 * DependencyStore.inlineCapacity * chunkSize)
+        for i in 0..<chunkSize {
+            (stores + i).initialize(to: DependencyStore(inline: slots + 2 * DependencyStore.inlineCapacity * i))
         }
-        return UnsafeMutablePointer<DependencyStore>(bitPattern: chunk).unsafelyUnwrapped + (Int(index) & (Self.chunkSize - 1))
+        // Release on success publishes the initialised stores; the loser frees its own.
+        let (exchanged, current) = storeChunks[chunkIndex].compareExchange(
+            expected: 0, desired: UInt(bitPattern: raw), successOrdering: .releasing, failureOrdering: .acquiring)
+        if exchanged { return UInt(bitPattern: raw) }
+        raw.deallocate()
+        return current
     }
 
     /// Takes a free record: its index, and its state (phase free). Lock-free.

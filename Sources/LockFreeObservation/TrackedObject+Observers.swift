@@ -90,7 +90,7 @@ extension TrackedObject {
     @inline(__always)
     static func _isHeld(_ content: SlotContent) -> Bool {
         let state = ScopeState(
-            raw: ScopeTable.shared.record(content.record).pointee.state.load(ordering: .acquiring))
+            raw: ScopeTable.record(content.record).pointee.state.load(ordering: .acquiring))
         return content.isHeld(in: state)
     }
 
@@ -108,7 +108,6 @@ extension TrackedObject {
         guard let first = SlotBlock(address: _slots.load(ordering: .sequentiallyConsistent)) else { return }
         let thread = tracking_thread_state()!
         let pendingStart = thread.pointee.pendingCount
-        let table = ScopeTable.shared
         var firstFreed = Int.max
         var position = 0
         var block: SlotBlock? = first
@@ -122,7 +121,7 @@ extension TrackedObject {
                 // (an object observed property by property by many views is scanned at a load and
                 // a compare per slot). Their dead ones wait for an install to reuse them.
                 if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
-                let record = table.record(content.record)
+                let record = ScopeTable.record(content.record)
                 // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write
                 // word (seq_cst): the Dekker pair of `ReusableScope.run`.
                 var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))

@@ -20,7 +20,7 @@ public struct TrackingToken: Sendable, Hashable {
     /// Whether the observation is still armed: it has neither fired (one-shot) nor been cancelled.
     public var isArmed: Bool {
         guard record != 0 else { return false }
-        let state = ScopeState(raw: ScopeTable.shared.record(record).pointee.state.load(ordering: .acquiring))
+        let state = ScopeState(raw: ScopeTable.record(record).pointee.state.load(ordering: .acquiring))
         return state.isArmed && state.generation == generation
     }
 
@@ -29,8 +29,7 @@ public struct TrackingToken: Sendable, Hashable {
     @discardableResult
     public func cancel() -> Bool {
         guard record != 0 else { return false }
-        let table = ScopeTable.shared
-        let scope = table.record(record)
+        let scope = ScopeTable.record(record)
         var current = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
         while current.isArmed && current.generation == generation {
             let closing = current.cancelled
@@ -38,7 +37,7 @@ public struct TrackingToken: Sendable, Hashable {
                 expected: current.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
             if exchanged {
                 closing._checkInvariants()
-                if closing.isDone { table.recycle(record, from: closing) }
+                if closing.isDone { ScopeTable.shared.recycle(record, from: closing) }
                 return true
             }
             current = ScopeState(raw: seen)
@@ -206,7 +205,7 @@ enum TrackingScope {
 
     /// Runs the callback of a scope that saw a change while it was being installed.
     static func fireNow(_ index: UInt32, generation: UInt32) {
-        let record = ScopeTable.shared.record(index)
+        let record = ScopeTable.record(index)
         var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
         guard state.generation == generation else { return }
         if claimCallback(record, &state) { runCallback(of: index) }
@@ -237,7 +236,7 @@ enum TrackingScope {
     /// A slot of a dying object held `content`: if that scope is still armed, it holds one slot
     /// fewer, and is cancelled when it holds none.
     static func objectWentAway(_ content: SlotContent) {
-        let record = ScopeTable.shared.record(content.record)
+        let record = ScopeTable.record(content.record)
         let state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
         guard content.isLive(in: state) else { return }
         _schedulePoint()
@@ -264,8 +263,7 @@ enum TrackingScope {
     /// another thread), its callback does not start. The acquire load is the start's linearisation
     /// point: a `cancel()` that returned `true` before it is seen here.
     static func runCallback(of index: UInt32) {
-        let table = ScopeTable.shared
-        let record = table.record(index)
+        let record = ScopeTable.record(index)
         _schedulePoint()
         let starts = record.pointee.kind.load(ordering: .relaxed) != ScopeKind.continuous.rawValue
             || ScopeState(raw: record.pointee.state.load(ordering: .acquiring)).isArmed
@@ -280,6 +278,6 @@ enum TrackingScope {
         let after = ScopeState(
             raw: record.pointee.state.subtract(ScopeState.oneInFlight, ordering: .acquiringAndReleasing).newValue)
         after._checkInvariants()
-        if after.isDone { table.recycle(index, from: after) }
+        if after.isDone { ScopeTable.shared.recycle(index, from: after) }
     }
 }

@@ -66,6 +66,26 @@ static inline __attribute__((always_inline)) tracking_seen *tracking_seen_slot(t
     return &state->seen[((uintptr_t)object >> 4) & (TRACKING_SEEN_COUNT - 1)];
 }
 
+/// The scope table's chunk arrays (`ScopeTable.chunks`, `storeChunks`), published once, with
+/// release, by the table's initialiser, before any record index exists. A plain global, so that the
+/// registrar's hot paths reach a record with one load (acquire: a plain load on x86) instead of the
+/// lazy `ScopeTable.shared`'s `swift_once` call.
+extern void *tracking_scope_chunks;
+extern void *tracking_store_chunks;
+
+static inline __attribute__((always_inline)) void *tracking_scope_chunks_get(void) {
+    return __atomic_load_n(&tracking_scope_chunks, __ATOMIC_ACQUIRE);
+}
+
+static inline __attribute__((always_inline)) void *tracking_store_chunks_get(void) {
+    return __atomic_load_n(&tracking_store_chunks, __ATOMIC_ACQUIRE);
+}
+
+static inline void tracking_scope_chunks_publish(void *chunks, void *stores) {
+    __atomic_store_n(&tracking_store_chunks, stores, __ATOMIC_RELEASE);
+    __atomic_store_n(&tracking_scope_chunks, chunks, __ATOMIC_RELEASE);
+}
+
 /// Grows `entries` to hold at least one more entry. Registers a thread-exit destructor on first use.
 void tracking_grow_entries(tracking_thread *state);
 
