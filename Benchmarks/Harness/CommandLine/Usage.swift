@@ -6,7 +6,7 @@ public enum Usage {
           --filter REGEX          only benchmarks whose full name matches REGEX
           --contender A,B         only these contenders (lockfree, apple, naive, ...)
           --quick                 smaller time budget and sample cap, and without the render-cost families
-                                  unless --filter names them (about 2 minutes)
+                                  unless --filter names them (about 2.5 minutes)
           --full                  bigger budget, and each family's large parameter sets
           --samples N             at most N timing samples per benchmark
           --param KEY=VALUE       override KEY in every parameter set of the families that declare it
