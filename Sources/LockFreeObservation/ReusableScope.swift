@@ -47,7 +47,7 @@ public struct ReusableScope: Sendable, Hashable {
     init(_ callback: TrackingScope.Callback) {
         let table = ScopeTable.shared
         let (index, free) = table.acquire()
-        let scope = table.record(index)
+        let scope = ScopeTable.record(index)
         switch callback {
         case .closure(let body): scope.pointee.onChange = body
         case .observer(let observer): scope.pointee.observer = observer
@@ -55,7 +55,7 @@ public struct ReusableScope: Sendable, Hashable {
         scope.pointee.kind.store(ScopeKind.reusable.rawValue, ordering: .relaxed)
         // A reusable scope retains its objects, so none of them can go away under it.
         scope.pointee.watchedSlots.store(WatchedSlots(generation: free.generation, count: 0).raw, ordering: .relaxed)
-        let store = table.store(index)
+        let store = ScopeTable.store(index)
         store.pointee.count = 0
         store.pointee.watchedBits = 0
         store.pointee.straddling = 0

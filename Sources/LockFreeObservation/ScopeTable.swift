@@ -40,11 +40,8 @@ final class ScopeTable: @unchecked Sendable {
         tracking_scope_chunks_publish(UnsafeMutableRawPointer(chunks), UnsafeMutableRawPointer(storeChunks))
     }
 
-    /// The record at `index`, which must have been handed out by `acquire()`.
-    @inline(__always)
-    func record(_ index: UInt32) -> UnsafeMutablePointer<ScopeRecord> { Self.record(index) }
-
-    /// The record at `index` of the process's table (which exists: it handed the index out).
+    /// The record at `index`, which must have been handed out by `acquire()` (so the table, and
+    /// the C globals it published, exist).
     @inline(__always)
     static func record(_ index: UInt32) -> UnsafeMutablePointer<ScopeRecord> {
         let chunks = tracking_scope_chunks_get().unsafelyUnwrapped.assumingMemoryBound(to: Atomic<UInt>.self)
@@ -54,10 +51,7 @@ final class ScopeTable: @unchecked Sendable {
     }
 
     /// The dependency store of the record at `index`: only its reusable scope's owner touches it.
-    func store(_ index: UInt32) -> UnsafeMutablePointer<DependencyStore> { Self.store(index) }
-
-    /// The dependency store of the record at `index` of the process's table; its chunk is made by
-    /// the first reusable scope among the chunk's records (`makeStoreChunk`).
+    /// Its chunk is made by the first reusable scope among the chunk's records (`makeStoreChunk`).
     @inline(__always)
     static func store(_ index: UInt32) -> UnsafeMutablePointer<DependencyStore> {
         let storeChunks = tracking_store_chunks_get().unsafelyUnwrapped.assumingMemoryBound(to: Atomic<UInt>.self)
@@ -99,13 +93,13 @@ final class ScopeTable: @unchecked Sendable {
             let index = UInt32(truncatingIfNeeded: head)
             // The record is type-stable, so reading `nextFree` of a record popped meanwhile is safe;
             // the tag makes the exchange below fail in that case.
-            let next = record(index).pointee.nextFree.load(ordering: .relaxed)
+            let next = Self.record(index).pointee.nextFree.load(ordering: .relaxed)
             let newHead = (head >> 32 &+ 1) << 32 | UInt64(next)
             // Acquire on success: pairs with the releasing push, so the recycler's writes are visible.
             let (exchanged, current) = freeHead.weakCompareExchange(
                 expected: head, desired: newHead, successOrdering: .acquiring, failureOrdering: .acquiring)
             if exchanged {
-                return (index, ScopeState(raw: record(index).pointee.state.load(ordering: .relaxed)))
+                return (index, ScopeState(raw: Self.record(index).pointee.state.load(ordering: .relaxed)))
             }
             head = current
         }
@@ -119,7 +113,7 @@ final class ScopeTable: @unchecked Sendable {
     /// served; the 16M-record table would take 10^14 scopes to fill with retired records.
     @usableFromInline
     func recycle(_ index: UInt32, from state: ScopeState) {
-        let rec = record(index)
+        let rec = Self.record(index)
         rec.pointee.onChange = nil
         rec.pointee.observer = nil
         let recycled = state.recycled
@@ -147,7 +141,7 @@ final class ScopeTable: @unchecked Sendable {
     /// generation limit without recycling it 8M times. The caller must own the record (it has
     /// just recycled it and no other thread takes records meanwhile, or it retries).
     func _fastForward(_ index: UInt32, toGeneration generation: UInt32) -> Bool {
-        let rec = record(index)
+        let rec = Self.record(index)
         let current = ScopeState(raw: rec.pointee.state.load(ordering: .acquiring))
         guard current.isFree, generation < ScopeState.generationLimit else { return false }
         return rec.pointee.state.compareExchange(

@@ -125,7 +125,7 @@ enum TrackingScope {
         guard start < end else { return .inert }
         let table = ScopeTable.shared
         let (index, free) = table.acquire()
-        let record = table.record(index)
+        let record = ScopeTable.record(index)
         switch callback {
         case .closure(let body): record.pointee.onChange = body
         case .observer(let observer): record.pointee.observer = observer

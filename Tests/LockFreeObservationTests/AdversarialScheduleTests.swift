@@ -229,7 +229,7 @@ extension RegistrarTests {
                 #expect(fired.value == 1)
                 // The record retired: its generation is at the limit, never armed again.
                 #expect(ScopeTable.shared.retired.load(ordering: .relaxed) == retiredBefore + 1)
-                let state = ScopeState(raw: ScopeTable.shared.record(first.record).pointee.state.load(ordering: .acquiring))
+                let state = ScopeState(raw: ScopeTable.record(first.record).pointee.state.load(ordering: .acquiring))
                 #expect(state.generation == limit && state.isFree)
                 for _ in 0..<64 {
                     let (_, token) = withCancellableTracking({ _ = fresh.count }, onChange: {})

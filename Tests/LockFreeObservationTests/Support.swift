@@ -105,7 +105,7 @@ final class Counters: TrackedObject {
 /// Unlike the process-wide counts, this is not disturbed by other tests running meanwhile.
 func isReturned(_ token: TrackingToken) -> Bool {
     guard token.record != 0 else { return true }
-    let state = ScopeState(raw: ScopeTable.shared.record(token.record).pointee.state.load(ordering: .acquiring))
+    let state = ScopeState(raw: ScopeTable.record(token.record).pointee.state.load(ordering: .acquiring))
     return state.generation != token.generation || state.isFree
 }
 

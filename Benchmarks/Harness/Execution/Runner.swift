@@ -53,7 +53,12 @@ public struct Runner: Sendable {
     public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
         let start = monotonicNanoseconds()
         let groups = Self.byBenchmark(runs)
-        let firsts = groups.indices.map { g in groups[..<g].reduce(0) { $0 + $1.count } }
+        var firsts: [Int] = []  // each group's first index in `runs`
+        var next = 0
+        for group in groups {
+            firsts.append(next)
+            next += group.count
+        }
         // Never more processes than samples: `--samples N` caps the pooled samples.
         let rounds = metrics.contains(.time) ? min(mode.timingProcesses, max(plan.maxSamples, 1)) : 1
         var timings = Array(repeating: [Measurer.PassReport](), count: runs.count)
@@ -160,33 +165,20 @@ public struct Runner: Sendable {
         }
     }
 
-    /// Times `run` in `processes` child processes, each with its share of `plan`, and pools their
-    /// samples; then counts in one more process. See `measureTogether`.
+    /// Times `run` in `processes` fresh child processes, each with its share of `plan`, and pools
+    /// their samples (one process's memory layout can move a time by 1.5x or more: apple's
+    /// `track-objects-fire/objects=8` took 5.9 to 10.8 µs in different processes); then counts in
+    /// one more process. `run(_:plan:)` does the same for a suite, in rounds over it.
     public func measure(_ run: PlannedRun, plan: TimingPlan, processes: Int = 1) -> BenchmarkResult {
-        measureTogether([run], plan: plan, processes: processes)[0]
-    }
-
-    /// Times the runs of one benchmark (one per contender) in `processes` rounds of fresh
-    /// processes, each process with its share of `plan`, the contenders alternating within each
-    /// round (A B C, A B C, ...), and pools each run's samples (`run` spreads the rounds over the
-    /// suite instead). Speed on a shared machine moves between modes for minutes at a time, and
-    /// one process's memory layout can move a time by 1.5x or more (apple's
-    /// `track-objects-fire/objects=8` took 5.9 to 10.8 µs in different processes): alternating puts
-    /// each contender in every mode the benchmark saw, and pooling keeps a ratio from hanging on one
-    /// process. Then each run is counted in one more process.
-    func measureTogether(
-        _ group: [PlannedRun], plan: TimingPlan, processes: Int,
-        began: (_ offset: Int, _ pass: String) -> Void = { _, _ in }
-    ) -> [BenchmarkResult] {
         // Never more processes than samples: `--samples N` caps the pooled samples.
         let processes = min(max(processes, 1), max(plan.maxSamples, 1))
-        var timings = Array(repeating: [Measurer.PassReport](), count: group.count)
+        var timings = [[Measurer.PassReport]()]
         if metrics.contains(.time) {
             for round in 0..<processes {
-                timeRound(group, plan: plan, round: round, rounds: processes, into: &timings, began: began)
+                timeRound([run], plan: plan, round: round, rounds: processes, into: &timings) { _, _ in }
             }
         }
-        return finish(group, timings: timings, began: began)
+        return finish([run], timings: timings) { _, _ in }[0]
     }
 
     /// Round `round` of `rounds`: one timing process per contender of one benchmark, one after
