@@ -538,18 +538,25 @@ public struct ReusableScope: Sendable, Hashable {
     }
 
     /// Empties `dependency`'s slots. The scope is idle and holds them, so no other thread claims,
-    /// empties or rewrites them meanwhile. A dependency with several slots has them found by
-    /// content, one slot per content it installed: another dependency of this scope on the same
-    /// object and word (a read `seen` lost track of) keeps its own.
+    /// empties or rewrites them meanwhile. Two dependencies of this scope on the same object and
+    /// word (a read made before the cursor reached that object's dependency, or one `seen` lost
+    /// track of) install slots of the same content, and emptying one by content may take the
+    /// other's: so a dependency with one slot empties it only if it still holds its content
+    /// (compare-and-swap), and otherwise empties another slot of that content, the one the other
+    /// dependency left. Each content keeps as many slots as dependencies installed it, and no
+    /// other scope's slot is ever emptied.
     private func clearSlots(of dependency: Dependency) {
-        if let slot = dependency.slot {
-            // Release: nothing to publish but the emptiness; an installer's claim reads it.
-            slot.pointee.store(0, ordering: .releasing)
-            return
-        }
         let entry = tracking_entry(
             object: dependency.object, mask: dependency.mask, version: 0, word: dependency.word, ownWrites: 0,
             previous: -1, position: 0, dependency: -1)
+        if let slot = dependency.slot {
+            var content: UInt64 = 0
+            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: dependency.straddling) {
+                content = $0.raw
+            }
+            // Release: nothing to publish but the emptiness; an installer's claim reads it.
+            if slot.pointee.compareExchange(expected: content, desired: 0, ordering: .releasing).exchanged { return }
+        }
         Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
             TrackingScope.forEachSlot(
                 of: entry, record: record, generation: generation, straddling: dependency.straddling
