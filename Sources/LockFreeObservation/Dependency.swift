@@ -8,26 +8,35 @@ import Synchronization
 /// While a run reads its dependencies in the same order as the last one, each read only writes
 /// here: `read` and `version` (see `TrackedObject._recordAccess`). The object is not touched, the
 /// slot stays installed, and no reference count changes.
+///
+/// Between runs `read == mask` (each run's reconcile leaves it so): a read that a getter keeps
+/// inline (`TrackedObject._keepReadInline`) leaves `read`, `version` and `ownWrites` as they were.
+/// Frozen and usable from inline code for that read, which loads `object`, `word` and `mask`.
+@usableFromInline @frozen
 struct Dependency {
     /// The object, retained by the scope.
-    var object: UnsafeMutableRawPointer
+    @usableFromInline var object: UnsafeMutableRawPointer
     /// The properties the installed slots watch (bits of `word`).
-    var mask: UInt64
-    /// The properties this run read; 0 until the run reads the object (or when it skipped it).
-    var read: UInt64
-    /// The object's write word loaded before this run's first read of it.
-    var version: UInt64
-    var word: UInt32
-    /// Writes of the object begun by the running thread since this run first read it.
-    var ownWrites: UInt32
+    @usableFromInline var mask: UInt64
+    /// The properties this run read; 0 when the run skipped it. Equal to `mask` between runs, so
+    /// a dependency kept inline reads as read in full.
+    @usableFromInline var read: UInt64
+    /// The object's write word loaded before this run's first read of it (or, once the run reads
+    /// a property outside `mask`, before that read); left from an earlier run by an inline keep,
+    /// which only happens with no write in flight and matters only when the slots are rewritten.
+    @usableFromInline var version: UInt64
+    @usableFromInline var word: UInt32
+    /// Writes of the object begun by the running thread since `version` was loaded.
+    @usableFromInline var ownWrites: UInt32
     /// The slot, when the dependency has exactly one (`TrackingScope.forEachSlot`); `nil` when it
     /// has several, which are then found by scanning the object's slots.
-    var slot: UnsafeMutablePointer<Atomic<UInt64>>?
+    @usableFromInline var slot: UnsafeMutablePointer<Atomic<UInt64>>?
     /// Whether the installed slots are straddling (see `TrackedObject._writes`).
-    var straddling: Bool
+    @usableFromInline var straddling: Bool
     /// What the run that just ended did with it (`ReusableScope.reconcile`).
-    var fate = Fate.kept
+    @usableFromInline var fate = Fate.kept
 
+    @usableFromInline @frozen
     enum Fate: UInt8 {
         /// Read in order: its slots stay.
         case kept
@@ -50,12 +59,33 @@ struct Dependency {
         self.version = version
         ownWrites = 0
     }
+
+    /// A read outside `mask`: the run will rewrite the slots (`reshaped`), re-checked against the
+    /// write word loaded now (see `readAgain`), which may also find a write in flight. A version
+    /// that found a write in flight is kept: that write may have begun before the scope was armed
+    /// and not told it, and only a straddling install (which it asks for) hears of its end.
+    @inline(never)
+    mutating func reread(_ thread: UnsafeMutablePointer<tracking_thread>) {
+        thread.pointee.reshaped |= 1
+        guard WriteWord.inFlight(version) == 0 else { return }
+        let version = Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef {
+            $0._writes.load(ordering: .sequentiallyConsistent)
+        }
+        self.version = version
+        ownWrites = 0
+        thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: WriteWord.inFlight(version)))
+    }
 }
 
 extension UnsafeMutablePointer where Pointee == Dependency {
     /// A further read, of property `bit` of `object`'s `word`, if this is that object's dependency
     /// and the run already read it: the property is added to what the run read, and counted for
     /// `tracking_thread.bitsRead` / `reshaped`. Returns whether it was.
+    ///
+    /// A property outside the installed slots makes the run rewrite them, re-checked against
+    /// `version`: loaded again here, before the caller reads that property, since an inline keep
+    /// left an earlier run's. The installed properties need no older one: their slots, armed
+    /// since the run began, are told of any write to them meanwhile.
     @inline(__always)
     func readAgain(
         _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
@@ -65,7 +95,7 @@ extension UnsafeMutablePointer where Pointee == Dependency {
         if read & bit == 0 {
             pointee.read = read | bit
             thread.pointee.bitsRead &+= 1
-            thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
+            if bit & pointee.mask == 0 { pointee.reread(thread) }
         }
         return true
     }

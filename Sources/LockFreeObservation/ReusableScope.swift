@@ -3,7 +3,8 @@ import Synchronization
 
 /// What a run's reads counted (`tracking_thread.bitsRead`, `reshaped`, `skipCount`).
 struct RunReads {
-    /// Distinct properties read of kept dependencies.
+    /// Distinct properties read of kept dependencies: one for each kept (the cursor's count, less
+    /// the skips), and `tracking_thread.bitsRead` more.
     var bits: Int
     /// Whether a kept dependency was read outside its installed properties or during a write.
     var reshaped: Bool
@@ -93,6 +94,7 @@ public struct ReusableScope: Sendable, Hashable {
         let savedDependencies = thread.pointee.dependencies
         let savedCursor = thread.pointee.cursor
         let savedCount = thread.pointee.dependencyCount
+        let savedInline = thread.pointee.inlineCount
         let savedDepth = thread.pointee.cursorDepth
         let savedBits = thread.pointee.bitsRead
         let savedReshaped = thread.pointee.reshaped
@@ -106,6 +108,7 @@ public struct ReusableScope: Sendable, Hashable {
         thread.pointee.dependencies = outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : nil
         thread.pointee.cursor = 0
         thread.pointee.dependencyCount = outermost ? store.pointee.count : 0
+        thread.pointee.inlineCount = outermost && store.pointee.straddling == 0 ? store.pointee.count : 0
         thread.pointee.cursorDepth = outermost ? 1 : 0
         thread.pointee.bitsRead = 0
         thread.pointee.reshaped = 0
@@ -114,13 +117,14 @@ public struct ReusableScope: Sendable, Hashable {
         func finish() {
             let kept = thread.pointee.cursor
             let reads = RunReads(
-                bits: thread.pointee.bitsRead, reshaped: thread.pointee.reshaped != 0, skips: thread.pointee.skipCount)
+                bits: kept - thread.pointee.skipCount + thread.pointee.bitsRead, reshaped: thread.pointee.reshaped != 0, skips: thread.pointee.skipCount)
             thread.pointee.bitsRead = savedBits
             thread.pointee.reshaped = savedReshaped
             thread.pointee.skipCount = savedSkips
             thread.pointee.dependencies = savedDependencies
             thread.pointee.cursor = savedCursor
             thread.pointee.dependencyCount = savedCount
+            thread.pointee.inlineCount = savedInline
             thread.pointee.cursorDepth = savedDepth
             reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
             TrackingScope.end(thread, savedStart: savedStart)
@@ -451,6 +455,11 @@ public struct ReusableScope: Sendable, Hashable {
             }
             state = ScopeState(raw: seen)
         }
+        // seq_cst fence, armed or not: a getter's inline keep loads the write word with acquire
+        // only (`TrackedObject._keepReadInline`). A writer's count (seq_cst) that comes before
+        // this fence is seen by those loads; one that comes after it comes after the arming too,
+        // so the writer's state load sees the scope armed.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         _schedulePoint()
     }
 

@@ -44,7 +44,8 @@ typedef struct tracking_thread {
     intptr_t cursor;          ///< The next of them a read is expected to match.
     intptr_t dependencyCount; ///< How many there are.
     intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
-    intptr_t bitsRead;        ///< Distinct properties the run has read of its kept dependencies.
+    intptr_t inlineCount;     ///< `dependencyCount`, or 0 where getters may not keep a read inline (see TrackedObject._keepReadInline).
+    intptr_t bitsRead;        ///< Properties the run has read of its kept dependencies beyond one per dependency kept.
     intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
     intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
     intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first of them, in order.
@@ -59,6 +60,14 @@ extern _Thread_local tracking_thread tracking_current __attribute__((tls_model("
 /// The calling thread's tracking state.
 static inline __attribute__((always_inline)) tracking_thread *tracking_thread_state(void) {
     return &tracking_current;
+}
+
+/// An acquire load of an object's write word (`TrackedObject._writes`), for the read a getter keeps
+/// inline. Swift's optimiser takes its own atomic loads for writes that may release anything, and
+/// would retain the object a loop reads around each; this one it is told releases nothing.
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+uint64_t tracking_load_writes(const uint64_t *word) {
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
 
 /// The `seen` slot for `object`.
