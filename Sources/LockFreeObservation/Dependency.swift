@@ -9,24 +9,20 @@ import Synchronization
 /// here: `read` and `version` (see `TrackedObject._recordAccess`). The object is not touched, the
 /// slot stays installed, and no reference count changes.
 ///
-/// Between runs `read == mask` (each run's reconcile leaves it so): a read that a getter keeps
-/// inline (`TrackedObject._keepReadInline`) leaves `read`, `version` and `ownWrites` as they were.
-/// Frozen and usable from inline code for that read, which loads `object`, `word` and `mask`.
+/// Frozen and usable from inline code: a getter keeps the read the run expects inline
+/// (`TrackedObject._keepReadInline`).
 @usableFromInline @frozen
 struct Dependency {
     /// The object, retained by the scope.
     @usableFromInline var object: UnsafeMutableRawPointer
     /// The properties the installed slots watch (bits of `word`).
     @usableFromInline var mask: UInt64
-    /// The properties this run read; 0 when the run skipped it. Equal to `mask` between runs, so
-    /// a dependency kept inline reads as read in full.
+    /// The properties this run read; 0 until the run reads the object (or when it skipped it).
     @usableFromInline var read: UInt64
-    /// The object's write word loaded before this run's first read of it (or, once the run reads
-    /// a property outside `mask`, before that read); left from an earlier run by an inline keep,
-    /// which only happens with no write in flight and matters only when the slots are rewritten.
+    /// The object's write word loaded before this run's first read of it.
     @usableFromInline var version: UInt64
     @usableFromInline var word: UInt32
-    /// Writes of the object begun by the running thread since `version` was loaded.
+    /// Writes of the object begun by the running thread since this run first read it.
     @usableFromInline var ownWrites: UInt32
     /// The slot, when the dependency has exactly one (`TrackingScope.forEachSlot`); `nil` when it
     /// has several, which are then found by scanning the object's slots.
@@ -53,27 +49,11 @@ struct Dependency {
     }
 
     /// The run's first read of this dependency.
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func keep(_ bit: UInt64, version: UInt64) {
         read = bit
         self.version = version
         ownWrites = 0
-    }
-
-    /// A read outside `mask`: the run will rewrite the slots (`reshaped`), re-checked against the
-    /// write word loaded now (see `readAgain`), which may also find a write in flight. A version
-    /// that found a write in flight is kept: that write may have begun before the scope was armed
-    /// and not told it, and only a straddling install (which it asks for) hears of its end.
-    @inline(never)
-    mutating func reread(_ thread: UnsafeMutablePointer<tracking_thread>) {
-        thread.pointee.reshaped |= 1
-        guard WriteWord.inFlight(version) == 0 else { return }
-        let version = Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef {
-            $0._writes.load(ordering: .sequentiallyConsistent)
-        }
-        self.version = version
-        ownWrites = 0
-        thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: WriteWord.inFlight(version)))
     }
 }
 
@@ -81,11 +61,6 @@ extension UnsafeMutablePointer where Pointee == Dependency {
     /// A further read, of property `bit` of `object`'s `word`, if this is that object's dependency
     /// and the run already read it: the property is added to what the run read, and counted for
     /// `tracking_thread.bitsRead` / `reshaped`. Returns whether it was.
-    ///
-    /// A property outside the installed slots makes the run rewrite them, re-checked against
-    /// `version`: loaded again here, before the caller reads that property, since an inline keep
-    /// left an earlier run's. The installed properties need no older one: their slots, armed
-    /// since the run began, are told of any write to them meanwhile.
     @inline(__always)
     func readAgain(
         _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
@@ -95,7 +70,7 @@ extension UnsafeMutablePointer where Pointee == Dependency {
         if read & bit == 0 {
             pointee.read = read | bit
             thread.pointee.bitsRead &+= 1
-            if bit & pointee.mask == 0 { pointee.reread(thread) }
+            thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
         }
         return true
     }

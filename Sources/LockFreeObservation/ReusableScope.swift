@@ -94,7 +94,6 @@ public struct ReusableScope: Sendable, Hashable {
         let savedDependencies = thread.pointee.dependencies
         let savedCursor = thread.pointee.cursor
         let savedCount = thread.pointee.dependencyCount
-        let savedInline = thread.pointee.inlineCount
         let savedDepth = thread.pointee.cursorDepth
         let savedBits = thread.pointee.bitsRead
         let savedReshaped = thread.pointee.reshaped
@@ -108,7 +107,6 @@ public struct ReusableScope: Sendable, Hashable {
         thread.pointee.dependencies = outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : nil
         thread.pointee.cursor = 0
         thread.pointee.dependencyCount = outermost ? store.pointee.count : 0
-        thread.pointee.inlineCount = outermost && store.pointee.straddling == 0 ? store.pointee.count : 0
         thread.pointee.cursorDepth = outermost ? 1 : 0
         thread.pointee.bitsRead = 0
         thread.pointee.reshaped = 0
@@ -124,7 +122,6 @@ public struct ReusableScope: Sendable, Hashable {
             thread.pointee.dependencies = savedDependencies
             thread.pointee.cursor = savedCursor
             thread.pointee.dependencyCount = savedCount
-            thread.pointee.inlineCount = savedInline
             thread.pointee.cursorDepth = savedDepth
             reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
             TrackingScope.end(thread, savedStart: savedStart)

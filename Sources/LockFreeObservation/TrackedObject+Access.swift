@@ -21,36 +21,54 @@ extension TrackedObject {
         }
     }
 
-    /// The commonest tracked read of a view that re-evaluates, inlined into the getter: the read
-    /// the running reusable scope expects next (its last run read this property of this object
-    /// there, and only it), with no write in flight. About fifteen instructions: loads, and one
-    /// store, of the thread's cursor (a C thread-local, which the optimiser knows no object or
-    /// array shares). The write word is loaded with acquire by `tracking_load_writes`, which the
-    /// optimiser is told releases nothing: a Swift atomic load here made it retain and release
-    /// every object a loop reads, tracked or not (measured: `untracked-read` 11 -> 61
-    /// instructions). Acquire suffices: `ReusableScope.arm` ends with a seq_cst fence, the
-    /// reader's half of the Dekker pair. The dependency keeps `read`, `version` and `ownWrites`
-    /// from the last run (see `Dependency`), and the cursor counts it in `RunReads.bits`. Returns
-    /// `false`, having changed nothing, for any other read.
+    /// The commonest tracked reads of a view that re-evaluates, inlined into the getter: the read
+    /// the running reusable scope expects next (its last run read this object there) of an
+    /// installed property, with no write in flight; and a further installed property of the
+    /// dependency just kept (a row reading a book's title, then its author). About twenty
+    /// instructions: loads, and stores to the dependency and the thread's state, a C thread-local
+    /// (which the optimiser knows no object or array shares). The same as `_recordKeptAccess`,
+    /// less the `seen` slot (a repeated read further on finds the dependency by a search, once)
+    /// and the cases that change the slots. The write word is loaded with acquire by
+    /// `tracking_load_writes`, which the optimiser is told releases nothing: a Swift atomic load
+    /// here made it retain and release every object a loop reads, tracked or not (measured:
+    /// `untracked-read` 11 -> 61 instructions). Acquire suffices: `ReusableScope.arm` ends with a
+    /// seq_cst fence, the reader's half of the Dekker pair. Returns `false`, having changed
+    /// nothing, for any other read.
     ///
-    /// `inlineCount` is 0 outside the outermost reusable scope's run and while a dependency is
-    /// straddling (its run re-examines every kept version); a nested scope raises `depth`.
+    /// `dependencyCount` is 0 outside the outermost reusable scope's run; a nested scope raises `depth`.
     @inlinable @inline(__always)
     final func _keepReadInline(_ property: Int) -> Bool {
+        guard tracking_current.cursorDepth == tracking_current.depth else { return false }
         let cursor = tracking_current.cursor
-        guard cursor < tracking_current.inlineCount, tracking_current.cursorDepth == tracking_current.depth else {
-            return false
+        let count = tracking_current.dependencyCount
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let word = UInt32(truncatingIfNeeded: property >> 6)
+        let bit: UInt64 = 1 &<< UInt64(property & 63)
+        let dependencies = tracking_current.dependencies.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self)
+        if cursor < count {
+            let next = dependencies + cursor
+            if next.pointee.object == me && next.pointee.word == word && next.pointee.mask & bit != 0 {
+                let writes = withUnsafePointer(to: _writes) {
+                    tracking_load_writes(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
+                }
+                guard WriteWord.inFlight(writes) == 0 else { return false }
+                next.pointee.keep(bit, version: writes)
+                tracking_current.cursor = cursor &+ 1
+                // The window between the write word and the caller's load of the value.
+                _schedulePoint()
+                return true
+            }
         }
-        let dependency = tracking_current.dependencies.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self) + cursor
-        guard dependency.pointee.object == Unmanaged.passUnretained(self).toOpaque(),
-            dependency.pointee.word == UInt32(truncatingIfNeeded: property >> 6),
-            dependency.pointee.mask == 1 &<< UInt64(property & 63)
-        else { return false }
-        let writes = withUnsafePointer(to: _writes) {
-            tracking_load_writes(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
+        // The dependency just kept (read in this run: a skipped one is never last). One unsigned
+        // compare checks 0 < cursor <= count.
+        guard UInt(bitPattern: cursor &- 1) < UInt(bitPattern: count) else { return false }
+        let last = dependencies + (cursor &- 1)
+        guard last.pointee.object == me && last.pointee.word == word && last.pointee.mask & bit != 0 else { return false }
+        let read = last.pointee.read
+        if read & bit == 0 {
+            last.pointee.read = read | bit
+            tracking_current.bitsRead &+= 1
         }
-        guard WriteWord.inFlight(writes) == 0 else { return false }
-        tracking_current.cursor = cursor &+ 1
         return true
     }
 

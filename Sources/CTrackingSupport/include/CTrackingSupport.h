@@ -42,9 +42,8 @@ typedef struct tracking_thread {
     uint64_t scheduleTicket;  ///< Schedule-point builds only: this thread's sequence for choosing yields.
     void *dependencies;       ///< The running reusable scope's previous dependencies, or null.
     intptr_t cursor;          ///< The next of them a read is expected to match.
-    intptr_t dependencyCount; ///< How many there are.
+    intptr_t dependencyCount; ///< How many there are (0 outside the outermost reusable scope's run).
     intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
-    intptr_t inlineCount;     ///< `dependencyCount`, or 0 where getters may not keep a read inline (see TrackedObject._keepReadInline).
     intptr_t bitsRead;        ///< Properties the run has read of its kept dependencies beyond one per dependency kept.
     intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
     intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
