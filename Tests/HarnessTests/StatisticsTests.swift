@@ -97,6 +97,38 @@ import Testing
         #expect(RatioEstimate.t975(degreesOfFreedom: 2) == 4.303)
     }
 
+    @Test func thePooledVarianceModeratesTheRoundsOwn() throws {
+        // Rounds at 1.8, 2.0 and 2.2 (2 degrees of freedom of their own) and a pooled variance of
+        // 0.01 with 4 prior degrees: s² = (2 s_own² + 4 * 0.01) / 6, t with 6 degrees (2.447).
+        let logs = [log(1.8), log(2.0), log(2.2)], mean = logs.reduce(0, +) / 3
+        let own = logs.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 2
+        let moderated = try #require(RatioEstimate(rounds: [[1.8], [2.0], [2.2]], [[1], [1], [1]], pooledVariance: 0.01))
+        let half = 2.447 * ((2 * own + 4 * 0.01) / 6).squareRoot() * (2.0 / 3).squareRoot()
+        #expect(abs(moderated.ratio - exp(mean)) < 1e-12)
+        #expect(abs(try #require(moderated.low) - exp(mean - half)) < 1e-9)
+        #expect(abs(try #require(moderated.high) - exp(mean + half)) < 1e-9)
+        // Rounds that agree exactly keep an interval as wide as the pool says a round moves.
+        let same = try #require(RatioEstimate(rounds: [[2], [2], [2]], [[1], [1], [1]], pooledVariance: 0.01))
+        let width = 2.447 * (4 * 0.01 / 6).squareRoot() * (2.0 / 3).squareRoot()
+        #expect(abs(try #require(same.high) - 2 * exp(width)) < 1e-9 && same.low! < 2)
+        // Two rounds: still no interval.
+        #expect(try #require(RatioEstimate(rounds: [[1.8], [2.2]], [[1], [1]], pooledVariance: 0.01)).low == nil)
+    }
+
+    @Test func thePoolIsTheMeanVarianceOfTheRunsPairedRatios() throws {
+        var set = sampleSet()
+        for i in set.results.indices {
+            let j = try #require(set.results[i].metrics.firstIndex { $0.name == "time" })
+            set.results[i].metrics[j].processes = [2, 2, 3]
+        }
+        // lockfree [10, 11] [12, 13] [14, 15, 16]; apple [20, 21] [22, 23] [24, 25, 26].
+        let logs = [log(10.5 / 20.5), log(12.5 / 22.5), log(15.0 / 25)]
+        let pooled = try #require(set.pooledRoundVariance(reference: "lockfree"))
+        #expect(abs(pooled - RatioEstimate.variance(logs)) < 1e-12)
+        #expect(set.pooledRoundVariance(reference: nil) == nil)
+        #expect(sampleSet().pooledRoundVariance(reference: "lockfree") == nil)  // one process each: no rounds
+    }
+
     @Test func pooledTimesKeepTheirProcessesAndTheRatioUsesThem() throws {
         var set = sampleSet()
         for i in set.results.indices {

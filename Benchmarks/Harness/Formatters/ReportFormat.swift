@@ -16,7 +16,8 @@ public enum ReportFormat {
         out += "\nTimes are per operation: p50 / p99; `–`: not run for that contender. Ratios pair the contenders'"
         out += " timing processes round by round (they alternate): the geometric mean of the rounds' ratios of"
         out += " medians, with a 95% repeat interval (where a repeat run's ratio falls: a t interval over the rounds,"
-        out += " √2 wider than a confidence interval; none from two rounds, as in --quick); with a single process, the ratio of the medians"
+        out += " √2 wider than a confidence interval, its variance moderated by the run's pooled variance of round ratios"
+        out += " with \(RatioEstimate.priorDegrees) degrees of freedom; none from two rounds, as in --quick); with a single process, the ratio of the medians"
         out += " with a conservative 95% interval (order-statistic intervals of both at 97.5%, by Bonferroni)."
         out += " Below ratio 1 the reference is faster.\n"
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }
@@ -57,6 +58,7 @@ public enum ReportFormat {
         let reference = set.referenceContender
         // Ratio columns only for contenders that share a benchmark with the reference.
         let others = set.compared(with: reference)
+        let pooled = set.pooledRoundVariance(reference: reference)
         let list = contenders.joined(separator: " / ")
         var header = ["benchmark"] + contenders.map { "\($0) p50 / p99" }
         let counted = set.hasInstructions ? [MetricName.instructions] : []
@@ -84,7 +86,7 @@ public enum ReportFormat {
                     }.joined(separator: " / "))
             }
             if let reference {
-                row += others.map { set.comparison(name, reference, $0) }
+                row += others.map { set.comparison(name, reference, $0, pooledVariance: pooled) }
             }
             return row
         }

@@ -15,6 +15,7 @@ public enum SummaryTable {
         header += observing.map { "\($0) invalidations/op" }
         let reference = set.referenceContender
         let others = set.compared(with: reference)
+        let pooled = set.pooledRoundVariance(reference: reference)
         if let reference { header += others.map { "\(reference) ÷ \($0)" } }
         let rows = set.benchmarkNames.map { name -> [String] in
             func cell(_ c: String, _ metric: String, _ text: (Double) -> String) -> String {
@@ -25,7 +26,7 @@ public enum SummaryTable {
             return [name] + contenders.map { cell($0, MetricName.time, NumberFormat.duration) }
                 + observing.map { cell($0, MetricName.mallocs, NumberFormat.readable) }
                 + observing.map { cell($0, MetricName.invalidations, NumberFormat.readable) }
-                + (reference.map { r in others.map { set.comparison(name, r, $0) } } ?? [])
+                + (reference.map { r in others.map { set.comparison(name, r, $0, pooledVariance: pooled) } } ?? [])
         }
         var text = MarkdownTable(header: header, rows: rows, rightAligned: Set(1..<header.count)).text
         if let note = set.metadata.allocationNote { text += "\nmallocs: unavailable (\(note))\n" }
@@ -58,18 +59,48 @@ extension ResultSet {
     }
 
     /// The time ratio `reference / other` for `benchmark`, with its 95% interval: from the paired
-    /// rounds of alternating processes when both have them (`RatioEstimate(rounds:)`), else the
-    /// ratio of the pooled medians with a conservative interval.
-    public func timeRatio(_ benchmark: String, _ reference: String, _ other: String) -> RatioEstimate? {
-        guard let ra = result(benchmark, reference), ra.failure == nil, let rb = result(benchmark, other),
-            rb.failure == nil, let a = ra.metric(MetricName.time), let b = rb.metric(MetricName.time)
-        else { return nil }
-        if let pa = a.samplesByProcess, let pb = b.samplesByProcess, let paired = RatioEstimate(rounds: pa, pb) {
+    /// rounds of alternating processes when both have them (`RatioEstimate(rounds:)`, moderated by
+    /// `pooledVariance` when given), else the ratio of the pooled medians with a conservative
+    /// interval.
+    public func timeRatio(
+        _ benchmark: String, _ reference: String, _ other: String, pooledVariance: Double? = nil
+    ) -> RatioEstimate? {
+        guard let (a, b) = timeMetrics(benchmark, reference, other) else { return nil }
+        if let pa = a.samplesByProcess, let pb = b.samplesByProcess,
+            let paired = RatioEstimate(rounds: pa, pb, pooledVariance: pooledVariance)
+        {
             return paired
         }
         let sa = a.samples ?? [a.summary.p50], sb = b.samples ?? [b.summary.p50]
         guard !sa.isEmpty, !sb.isEmpty else { return nil }
         return RatioEstimate(numerator: sa, denominator: sb)
+    }
+
+    /// The time metrics of `reference` and `other` on `benchmark`, when both ran without failing.
+    func timeMetrics(_ benchmark: String, _ reference: String, _ other: String) -> (MetricResult, MetricResult)? {
+        guard let ra = result(benchmark, reference), ra.failure == nil, let rb = result(benchmark, other),
+            rb.failure == nil, let a = ra.metric(MetricName.time), let b = rb.metric(MetricName.time)
+        else { return nil }
+        return (a, b)
+    }
+
+    /// The mean variance of the log round ratios over every paired time ratio of `reference`
+    /// against another contender (3 rounds or more), the floor rows left out: the run's own
+    /// measure of how much a round's ratio moves, which moderates each ratio's interval
+    /// (`RatioEstimate(rounds:_:pooledVariance:)`). `nil` without such ratios.
+    public func pooledRoundVariance(reference: String?) -> Double? {
+        guard let reference else { return nil }
+        var variances: [Double] = []
+        for name in benchmarkNames {
+            for other in contenders where other != reference && other != Benchmark.floorContender {
+                guard let (a, b) = timeMetrics(name, reference, other), let pa = a.samplesByProcess,
+                    let pb = b.samplesByProcess
+                else { continue }
+                let logs = RatioEstimate.roundLogs(pa, pb)
+                if logs.count >= 3 { variances.append(RatioEstimate.variance(logs)) }
+            }
+        }
+        return variances.isEmpty ? nil : variances.reduce(0, +) / Double(variances.count)
     }
 
     /// `reference / other` in instructions per operation for `benchmark`, when both were counted.
@@ -82,10 +113,13 @@ extension ResultSet {
     }
 
     /// The comparison cell of `reference / other`: the instruction ratio where counted, then the
-    /// time ratio with its 95% interval (`NumberFormat.comparison`).
-    public func comparison(_ benchmark: String, _ reference: String, _ other: String) -> String {
+    /// time ratio with its 95% interval (`NumberFormat.comparison`), moderated by `pooledVariance`.
+    public func comparison(
+        _ benchmark: String, _ reference: String, _ other: String, pooledVariance: Double? = nil
+    ) -> String {
         NumberFormat.comparison(
-            instructions: instructionRatio(benchmark, reference, other), time: timeRatio(benchmark, reference, other))
+            instructions: instructionRatio(benchmark, reference, other),
+            time: timeRatio(benchmark, reference, other, pooledVariance: pooledVariance))
     }
 
     /// The contenders compared with `reference`: those that share a benchmark with it.

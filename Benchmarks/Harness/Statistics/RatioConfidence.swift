@@ -23,35 +23,63 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
     /// The ratio from paired rounds: round k timed `a` and `b` in adjacent processes (the runner
     /// alternates contenders), and `r_k = median(a_k) / median(b_k)`. The estimate is the geometric
     /// mean of the `r_k`. The interval is a 95% *repeat* interval: where the estimate of a repeat
-    /// run (as many rounds) falls, a Student t interval on the logarithms (K - 1 degrees of
-    /// freedom) for the difference of two such means, `t * s * sqrt(2 / K)`: √2 wider than the
-    /// confidence interval of the true ratio, since the repeat's estimate varies too. It carries the
-    /// variation between processes, the largest there is on these machines (the runner spreads a
-    /// benchmark's rounds over the run, so it includes the machine's speed modes), and pairing
-    /// cancels what a round shares. Measured: two default runs of the primitives, 5 rounds each,
-    /// held each other's estimates for 74 and 75 of 81 ratios; confidence intervals held 69 and 68.
-    /// Two rounds give the ratio without an interval: one degree of freedom makes it 12.7 times
-    /// the spread, too wide to read (quick mode's `[0.0052, 64.4]`). `nil` when fewer than 2
-    /// rounds have samples on both sides.
-    public init?(rounds a: [[Double]], _ b: [[Double]]) {
-        let logs = zip(a, b).compactMap { x, y -> Double? in
-            guard !x.isEmpty, !y.isEmpty else { return nil }
-            let mx = Percentiles.value(50, sorted: x.sorted()), my = Percentiles.value(50, sorted: y.sorted())
-            return mx > 0 && my > 0 ? log(mx / my) : nil
-        }
+    /// run (as many rounds) falls, a Student t interval on the logarithms for the difference of two
+    /// such means, `t * s * sqrt(2 / K)`: √2 wider than the confidence interval of the true ratio,
+    /// since the repeat's estimate varies too. It carries the variation between processes, the
+    /// largest there is on these machines (the runner spreads a benchmark's rounds over the run, so
+    /// it includes the machine's speed modes), and pairing cancels what a round shares.
+    ///
+    /// With `pooledVariance` (the run's mean variance of the log round ratios, `ResultSet.
+    /// pooledRoundVariance`), the variance is *moderated* (Smyth's empirical Bayes, as limma does
+    /// for few replicates): `s² = ((K - 1) s_own² + ν₀ s_pool²) / (K - 1 + ν₀)` with `ν₀ =
+    /// priorDegrees` (4: the pool weighs as much as 5 rounds' own spread), and `K - 1 + ν₀` degrees
+    /// of freedom. Five rounds that happen to agree to 0.1% no longer claim that precision (the
+    /// machine's speed modes hit some benchmarks' rounds and not others'), and one round far out
+    /// no longer makes the interval useless. Measured on three runs of the primitives (`--filter
+    /// '^primitives/'`, 78 ratios each): own spread only, each run's intervals held the others'
+    /// estimates for 71-90% of ratios; moderated, 91-97%, the median interval 5% wider.
+    ///
+    /// Two rounds give the ratio without an interval: one degree of freedom of its own is too
+    /// little to read. `nil` when fewer than 2 rounds have samples on both sides.
+    public init?(rounds a: [[Double]], _ b: [[Double]], pooledVariance: Double? = nil) {
+        let logs = Self.roundLogs(a, b)
         guard logs.count >= 2 else { return nil }
         let k = Double(logs.count)
         let mean = logs.reduce(0, +) / k
-        let sd = (logs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (k - 1)).squareRoot()
         ratio = exp(mean)
         guard logs.count >= 3 else {
             low = nil
             high = nil
             return
         }
-        let half = Self.t975(degreesOfFreedom: logs.count - 1) * sd * (2 / k).squareRoot()
+        var variance = Self.variance(logs)
+        var degrees = logs.count - 1
+        if let pooledVariance, pooledVariance.isFinite {
+            variance = (Double(degrees) * variance + Double(Self.priorDegrees) * pooledVariance)
+                / Double(degrees + Self.priorDegrees)
+            degrees += Self.priorDegrees
+        }
+        let half = Self.t975(degreesOfFreedom: degrees) * variance.squareRoot() * (2 / k).squareRoot()
         low = exp(mean - half)
         high = exp(mean + half)
+    }
+
+    /// The weight of the pooled variance, in degrees of freedom (`init(rounds:_:pooledVariance:)`).
+    public static let priorDegrees = 4
+
+    /// `log(median(a_k) / median(b_k))` for each round with samples on both sides.
+    public static func roundLogs(_ a: [[Double]], _ b: [[Double]]) -> [Double] {
+        zip(a, b).compactMap { x, y -> Double? in
+            guard !x.isEmpty, !y.isEmpty else { return nil }
+            let mx = Percentiles.value(50, sorted: x.sorted()), my = Percentiles.value(50, sorted: y.sorted())
+            return mx > 0 && my > 0 ? log(mx / my) : nil
+        }
+    }
+
+    /// The sample variance of `values` (at least 2).
+    public static func variance(_ values: [Double]) -> Double {
+        let mean = values.reduce(0, +) / Double(values.count)
+        return values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count - 1)
     }
 
     /// The 0.975 quantile of Student's t distribution.
