@@ -155,6 +155,29 @@ extension RegistrarTests {
             scope.cancel()
         }
 
+        /// Reads the getters keep in line (the dependency the cursor expects, a further property of
+        /// the one just kept, a repeat) leave the scope watching exactly what the last run read: a
+        /// property no longer read stops notifying, one read again outside the slot notifies.
+        @Test func aKeptDependencyWatchesExactlyWhatTheLastRunRead() {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(1) + row.read(2) } }
+            row.write(2, 1)
+            #expect(observer.count == 1)
+            _ = scope.run { row.read(1) + row.read(2) + row.read(1) }
+            _ = scope.run { row.read(1) }
+            row.write(2, 2)
+            #expect(observer.count == 1)
+            row.write(1, 1)
+            #expect(observer.count == 2)
+            _ = scope.run { row.read(1) + row.read(2) }
+            row.write(2, 3)
+            #expect(observer.count == 3)
+            #expect(row.slots(of: scope) == 1)
+            scope.cancel()
+        }
+
         @Test func theBodysOwnWritesDoNotNotifyIt() {
             let row = Row()
             let observer = CountingObserver()
@@ -189,6 +212,37 @@ extension RegistrarTests {
                 #expect(observer.count == run + 1, "run \(run)")
                 #expect(!scope.isArmed)
             }
+            scope.cancel()
+        }
+
+        /// A kept dependency read while another thread's write of it is in flight (begun, not yet
+        /// stored: the scope was idle when it began, so it was not told then): the read must not
+        /// be kept as it was (the getter's inline keep declines it), and the write's end tells
+        /// the scope. If the read were kept, the scope would stay armed on the old value.
+        @Test func aKeptReadDuringAWriteInFlightIsToldWhenItEnds() {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            #expect(scope.run { row.read(1) } == 0)
+            #expect(scope.run { row.read(1) } == 0)  // kept from here on
+            let shared = Unchecked(row)
+            // Handed between threads that `onNewThread` joins: the join orders it.
+            final class Pending: @unchecked Sendable { var mutation: PendingMutation? }
+            let pending = Pending()
+            onNewThread {
+                pending.mutation = shared.value.willMutate(1)  // the armed scope is told, and goes idle
+            }
+            #expect(observer.count == 1 && !scope.isArmed)
+            #expect(scope.run { row.read(1) } == 0)  // the write has not stored yet
+            onNewThread {
+                shared.value.value.store(7, ordering: .relaxed)
+                shared.value.didMutate(pending.mutation!)
+            }
+            #expect(observer.count == 2, "the scope read the old value and must hear of the store")
+            #expect(scope.run { row.read(1) } == 7)
+            #expect(scope.run { row.read(1) } == 7)
+            row.write(1, 8)
+            #expect(observer.count == 3)
             scope.cancel()
         }
 
