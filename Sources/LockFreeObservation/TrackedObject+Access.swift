@@ -59,11 +59,17 @@ extension TrackedObject {
                 return true
             }
         }
-        // The dependency just kept (read in this run: a skipped one is never last). One unsigned
-        // compare checks 0 < cursor <= count.
+        // The dependency just kept (read in this run: a skipped one is never last), or the one
+        // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
+        // One unsigned compare checks 0 < cursor <= count.
         guard UInt(bitPattern: cursor &- 1) < UInt(bitPattern: count) else { return false }
-        let last = dependencies + (cursor &- 1)
-        guard last.pointee.object == me && last.pointee.word == word && last.pointee.mask & bit != 0 else { return false }
+        var last = dependencies + (cursor &- 1)
+        if last.pointee.object != me || last.pointee.word != word {
+            guard cursor >= 2 else { return false }
+            last = dependencies + (cursor &- 2)
+            guard last.pointee.object == me && last.pointee.word == word && last.pointee.read != 0 else { return false }
+        }
+        guard last.pointee.mask & bit != 0 else { return false }
         let read = last.pointee.read
         if read & bit == 0 {
             last.pointee.read = read | bit

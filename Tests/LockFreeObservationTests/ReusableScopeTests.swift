@@ -178,6 +178,29 @@ extension RegistrarTests {
             scope.cancel()
         }
 
+        /// Two objects read in turn are kept in line (the dependency before the last one); one the
+        /// cursor skipped, read just after, keeps one slot and its watch, and every write is
+        /// reported once.
+        @Test func readsInTurnAndASkippedDependencyKeepTheirWatch() {
+            let rows = (0..<3).map { _ in Row() }
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { rows[0].read(1) + rows[1].read(1) + rows[2].read(1) } }
+            // In turn: 0, 1, then 0 and 1 again (kept in line), then 2.
+            _ = scope.run { rows[0].read(1) + rows[1].read(1) + rows[0].read(1) + rows[1].read(1) + rows[2].read(1) }
+            // 1 first (the cursor skips 0), then 0 (the dependency two back, skipped), then 2.
+            _ = scope.run { rows[1].read(1) + rows[0].read(1) + rows[2].read(1) }
+            _ = scope.run { rows[1].read(1) + rows[0].read(1) + rows[2].read(1) }
+            for row in rows { #expect(row.slots(of: scope) == 1) }
+            #expect(scope.dependencyCount == 3)
+            for (i, row) in rows.enumerated() {
+                row.write(1, 10 + i)
+                #expect(observer.count == 1 + i, "row \(i)")
+                _ = scope.run { rows[1].read(1) + rows[0].read(1) + rows[2].read(1) }
+            }
+            scope.cancel()
+        }
+
         @Test func theBodysOwnWritesDoNotNotifyIt() {
             let row = Row()
             let observer = CountingObserver()
