@@ -123,7 +123,12 @@ public struct ReusableScope: Sendable, Hashable {
             thread.pointee.cursor = savedCursor
             thread.pointee.dependencyCount = savedCount
             thread.pointee.cursorDepth = savedDepth
-            reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
+            if Self.readAsBefore(reads, kept: kept, newEntries: thread.pointee.count - start, store) {
+                // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
+                scope.pointee.runner.store(0, ordering: .relaxed)
+            } else {
+                reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
+            }
             TrackingScope.end(thread, savedStart: savedStart)
         }
         do {
@@ -199,10 +204,8 @@ public struct ReusableScope: Sendable, Hashable {
     /// - The run's other entries are new: retained, installed and re-checked like `withTracking`'s
     ///   (slots, mask, then the write word), as is any dependency whose slots were rewritten.
     ///
-    /// `reads`: what the reads counted. When every kept dependency was read with exactly its
-    /// installed properties, no write in flight, none skipped, no new entry, none left unread and
-    /// no straddling slot, the run read what the last one read, in the same order, and nothing
-    /// moves: no pass over the list.
+    /// `reads`: what the reads counted. When the run read what the last one read, in the same
+    /// order (`readAsBefore`), nothing moves: no pass over the list (`run` does not call it then).
     private func reconcile(
         _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int, reads: RunReads,
         outermost: Bool
@@ -212,11 +215,7 @@ public struct ReusableScope: Sendable, Hashable {
         defer { scope.pointee.runner.store(0, ordering: .relaxed) }
         let end = thread.pointee.count
         let previousCount = store.pointee.count
-        if !reads.reshaped && reads.skips == 0 && reads.bits == store.pointee.watchedBits && end == start
-            && cursor == previousCount && store.pointee.straddling == 0
-        {
-            return
-        }
+        if Self.readAsBefore(reads, kept: cursor, newEntries: end - start, store) { return }
         if reconcileInPlace(thread, store, from: start, kept: cursor, reads: reads, outermost: outermost) { return }
         let entries = thread.pointee.entries
         let previous = store.pointee.dependencies.base
@@ -296,6 +295,17 @@ public struct ReusableScope: Sendable, Hashable {
             Unmanaged<TrackedObject>.fromOpaque(previous[j].object).release()
         }
         if changed { TrackingScope.fireNow(record, generation: generation) }
+    }
+
+    /// Whether a run read exactly what the last one did, in the same order: every kept dependency
+    /// read with exactly its installed properties (as many as watched, none outside them), no
+    /// write in flight, none skipped, none left unread, no new entry, and no straddling slot.
+    @inline(__always)
+    private static func readAsBefore(
+        _ reads: RunReads, kept: Int, newEntries: Int, _ store: UnsafeMutablePointer<DependencyStore>
+    ) -> Bool {
+        !reads.reshaped && reads.skips == 0 && newEntries == 0 && kept == store.pointee.count
+            && reads.bits == store.pointee.watchedBits && store.pointee.straddling == 0
     }
 
     /// A run with few changes to a long list (a book moved, removed or added): the kept
