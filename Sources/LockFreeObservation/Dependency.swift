@@ -60,7 +60,7 @@ struct Dependency {
 extension UnsafeMutablePointer where Pointee == Dependency {
     /// A further read, of property `bit` of `object`'s `word`, if this is that object's dependency
     /// and the run already read it: the property is added to what the run read, and counted for
-    /// `tracking_thread.bitsRead` / `reshaped`. Returns whether it was.
+    /// `tracking_run.bitsRead` / `reshaped`. Returns whether it was.
     @inline(__always)
     func readAgain(
         _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
@@ -69,8 +69,8 @@ extension UnsafeMutablePointer where Pointee == Dependency {
         guard pointee.object == object, pointee.word == word, read != 0 else { return false }
         if read & bit == 0 {
             pointee.read = read | bit
-            thread.pointee.bitsRead &+= 1
-            thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
+            thread.pointee.run.bitsRead &+= 1
+            thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
         }
         return true
     }
@@ -121,7 +121,7 @@ struct DependencyStore {
     var count = 0
     var spare: DependencyBuffer
     /// The properties the installed slots watch, over all dependencies: a run that read as many,
-    /// none outside them (`tracking_thread.reshaped`), read exactly them.
+    /// none outside them (`tracking_run.reshaped`), read exactly them.
     var watchedBits = 0
     /// Dependencies whose slots are straddling: while any is, every run re-examines them all.
     var straddling = 0

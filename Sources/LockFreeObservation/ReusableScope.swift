@@ -1,10 +1,10 @@
 import CTrackingSupport
 import Synchronization
 
-/// What a run's reads counted (`tracking_thread.bitsRead`, `reshaped`, `skipCount`).
+/// What a run's reads counted (`tracking_run.bitsRead`, `reshaped`, `skipCount`).
 struct RunReads {
     /// Distinct properties read of kept dependencies: one for each kept (the cursor's count, less
-    /// the skips), and `tracking_thread.bitsRead` more.
+    /// the skips), and `tracking_run.bitsRead` more.
     var bits: Int
     /// Whether a kept dependency was read outside its installed properties or during a write.
     var reshaped: Bool
@@ -91,38 +91,23 @@ public struct ReusableScope: Sendable, Hashable {
         scope.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
         arm(scope)
         let savedStart = thread.pointee.scopeStart
-        let savedDependencies = thread.pointee.dependencies
-        let savedCursor = thread.pointee.cursor
-        let savedCount = thread.pointee.dependencyCount
-        let savedDepth = thread.pointee.cursorDepth
-        let savedBits = thread.pointee.bitsRead
-        let savedReshaped = thread.pointee.reshaped
-        let savedSkips = thread.pointee.skipCount
+        let saved = thread.pointee.run
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
         thread.pointee.depth += 1
         // Inside another scope every read goes to the buffer, retained, for the enclosing scope too.
         let outermost = thread.pointee.depth == 1
         let store = ScopeTable.store(record)
-        thread.pointee.dependencies = outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : nil
-        thread.pointee.cursor = 0
-        thread.pointee.dependencyCount = outermost ? store.pointee.count : 0
-        thread.pointee.cursorDepth = outermost ? 1 : 0
-        thread.pointee.bitsRead = 0
-        thread.pointee.reshaped = 0
-        thread.pointee.skipCount = 0
+        thread.pointee.run = tracking_run(
+            dependencies: outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : nil, cursor: 0,
+            dependencyCount: outermost ? store.pointee.count : 0, cursorDepth: outermost ? 1 : 0, bitsRead: 0,
+            reshaped: 0, skipCount: 0)
 
         func finish() {
-            let kept = thread.pointee.cursor
-            let reads = RunReads(
-                bits: kept - thread.pointee.skipCount + thread.pointee.bitsRead, reshaped: thread.pointee.reshaped != 0, skips: thread.pointee.skipCount)
-            thread.pointee.bitsRead = savedBits
-            thread.pointee.reshaped = savedReshaped
-            thread.pointee.skipCount = savedSkips
-            thread.pointee.dependencies = savedDependencies
-            thread.pointee.cursor = savedCursor
-            thread.pointee.dependencyCount = savedCount
-            thread.pointee.cursorDepth = savedDepth
+            let run = thread.pointee.run
+            let kept = run.cursor
+            let reads = RunReads(bits: kept - run.skipCount + run.bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
+            thread.pointee.run = saved
             if Self.readAsBefore(reads, kept: kept, newEntries: thread.pointee.count - start, store) {
                 // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
                 scope.pointee.runner.store(0, ordering: .relaxed)

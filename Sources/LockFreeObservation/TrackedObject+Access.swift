@@ -38,13 +38,13 @@ extension TrackedObject {
     /// `dependencyCount` is 0 outside the outermost reusable scope's run; a nested scope raises `depth`.
     @inlinable @inline(__always)
     final func _keepReadInline(_ property: Int) -> Bool {
-        guard tracking_current.cursorDepth == tracking_current.depth else { return false }
-        let cursor = tracking_current.cursor
-        let count = tracking_current.dependencyCount
+        guard tracking_current.run.cursorDepth == tracking_current.depth else { return false }
+        let cursor = tracking_current.run.cursor
+        let count = tracking_current.run.dependencyCount
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 &<< UInt64(property & 63)
-        let dependencies = tracking_current.dependencies.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self)
+        let dependencies = tracking_current.run.dependencies.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self)
         if cursor < count {
             let next = dependencies + cursor
             if next.pointee.object == me && next.pointee.word == word && next.pointee.mask & bit != 0 {
@@ -53,7 +53,7 @@ extension TrackedObject {
                 }
                 guard WriteWord.inFlight(writes) == 0 else { return false }
                 next.pointee.keep(bit, version: writes)
-                tracking_current.cursor = cursor &+ 1
+                tracking_current.run.cursor = cursor &+ 1
                 // The window between the write word and the caller's load of the value.
                 _schedulePoint()
                 return true
@@ -73,7 +73,7 @@ extension TrackedObject {
         let read = last.pointee.read
         if read & bit == 0 {
             last.pointee.read = read | bit
-            tracking_current.bitsRead &+= 1
+            tracking_current.run.bitsRead &+= 1
         }
         return true
     }
@@ -86,27 +86,27 @@ extension TrackedObject {
     /// other read.
     @inline(__always)
     final func _recordKeptAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
-        guard thread.pointee.cursorDepth == thread.pointee.depth else { return false }
-        let next = thread.pointee.cursor
+        guard thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
+        let next = thread.pointee.run.cursor
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 << UInt64(property & 63)
-        if next < thread.pointee.dependencyCount {
-            let dependency = Dependency.at(thread.pointee.dependencies, next)
+        if next < thread.pointee.run.dependencyCount {
+            let dependency = Dependency.at(thread.pointee.run.dependencies, next)
             if dependency.pointee.object == me && dependency.pointee.word == word {
                 // seq_cst: the reader's half of `ReusableScope.run`'s Dekker pair (the scope was
                 // armed first); a plain load on x86.
                 let version = _writes.load(ordering: .sequentiallyConsistent)
                 dependency.pointee.keep(bit, version: version)
-                thread.pointee.cursor = next &+ 1
+                thread.pointee.run.cursor = next &+ 1
                 // A property outside the installed slots, or a write in flight, reshapes it.
-                thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: (bit & ~dependency.pointee.mask) | WriteWord.inFlight(version)))
+                thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: (bit & ~dependency.pointee.mask) | WriteWord.inFlight(version)))
                 tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: me, index: -1 &- next)
                 return true
             }
         }
         guard next > 0 else { return false }
-        return Dependency.at(thread.pointee.dependencies, next &- 1).readAgain(me, word, bit, thread)
+        return Dependency.at(thread.pointee.run.dependencies, next &- 1).readAgain(me, word, bit, thread)
     }
 
     /// A read that `_recordKeptAccess` did not take: a repeated read finds its entry (or kept
@@ -118,7 +118,7 @@ extension TrackedObject {
         let bit: UInt64 = 1 << UInt64(property & 63)
         let me = Unmanaged.passUnretained(self).toOpaque()
         let seen = tracking_seen_slot(thread, me).unsafelyUnwrapped
-        let cursorActive = thread.pointee.cursorDepth == thread.pointee.depth
+        let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
         if seen.pointee.object == me {
             let index = seen.pointee.index
             if index >= 0 {
@@ -135,8 +135,8 @@ extension TrackedObject {
                         return
                     }
                 }
-            } else if cursorActive && -1 &- index < thread.pointee.cursor {
-                if Dependency.at(thread.pointee.dependencies, -1 &- index).readAgain(me, word, bit, thread) { return }
+            } else if cursorActive && -1 &- index < thread.pointee.run.cursor {
+                if Dependency.at(thread.pointee.run.dependencies, -1 &- index).readAgain(me, word, bit, thread) { return }
             }
         }
         _appendAccess(property, thread, previous: -1)
@@ -151,23 +151,23 @@ extension TrackedObject {
         precondition(UInt(bitPattern: property) < UInt(TrackedObject.propertyLimit), "property index out of range")
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
-        let cursorActive = thread.pointee.cursorDepth == thread.pointee.depth
+        let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
         if cursorActive {
-            let skipped = thread.pointee.cursor
-            if skipped &+ 1 < thread.pointee.dependencyCount {
-                let dependency = Dependency.at(thread.pointee.dependencies, skipped &+ 1)
+            let skipped = thread.pointee.run.cursor
+            if skipped &+ 1 < thread.pointee.run.dependencyCount {
+                let dependency = Dependency.at(thread.pointee.run.dependencies, skipped &+ 1)
                 if dependency.pointee.object == me && dependency.pointee.word == word {
-                    Dependency.at(thread.pointee.dependencies, skipped).pointee.read = 0
+                    Dependency.at(thread.pointee.run.dependencies, skipped).pointee.read = 0
                     let bit: UInt64 = 1 << UInt64(property & 63)
                     let version = _writes.load(ordering: .sequentiallyConsistent)
                     dependency.pointee.keep(bit, version: version)
-                    thread.pointee.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: (bit & ~dependency.pointee.mask) | WriteWord.inFlight(version)))
-                    thread.pointee.cursor = skipped &+ 2
-                    let skips = thread.pointee.skipCount
+                    thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: (bit & ~dependency.pointee.mask) | WriteWord.inFlight(version)))
+                    thread.pointee.run.cursor = skipped &+ 2
+                    let skips = thread.pointee.run.skipCount
                     if skips < Int(TRACKING_SKIPS_KEPT) {
                         withUnsafeMutableBytes(of: &thread.pointee.skips) { $0.storeBytes(of: skipped, toByteOffset: skips * 8, as: Int.self) }
                     }
-                    thread.pointee.skipCount = skips &+ 1
+                    thread.pointee.run.skipCount = skips &+ 1
                     tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -2 &- skipped)
                     return
                 }
@@ -185,7 +185,7 @@ extension TrackedObject {
             to: tracking_entry(
                 object: Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63), version: writes,
                 word: word, ownWrites: 0, previous: Int32(truncatingIfNeeded: previous),
-                position: Int32(truncatingIfNeeded: cursorActive ? thread.pointee.cursor : 0), dependency: -1))
+                position: Int32(truncatingIfNeeded: cursorActive ? thread.pointee.run.cursor : 0), dependency: -1))
         thread.pointee.count = index &+ 1
         tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: index)
         _schedulePoint()
@@ -204,10 +204,10 @@ extension TrackedObject {
         let bit: UInt64 = 1 << UInt64(property & 63)
         let lately = 8
         if cursorActive {
-            let cursor = thread.pointee.cursor
+            let cursor = thread.pointee.run.cursor
             var i = cursor &- 1
             while i >= max(0, cursor &- lately) {
-                if Dependency.at(thread.pointee.dependencies, i).readAgain(me, word, bit, thread) {
+                if Dependency.at(thread.pointee.run.dependencies, i).readAgain(me, word, bit, thread) {
                     tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -1 &- i)
                     return true
                 }

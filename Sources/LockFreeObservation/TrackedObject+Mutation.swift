@@ -112,9 +112,9 @@ extension TrackedObject {
             }
         }
         // The running reusable scope's kept dependencies read so far.
-        if thread.pointee.cursorDepth != 0 {
-            for i in 0..<thread.pointee.cursor {
-                let dependency = Dependency.at(thread.pointee.dependencies, i)
+        if thread.pointee.run.cursorDepth != 0 {
+            for i in 0..<thread.pointee.run.cursor {
+                let dependency = Dependency.at(thread.pointee.run.dependencies, i)
                 if dependency.pointee.object == me && dependency.pointee.read != 0 { dependency.pointee.ownWrites &+= 1 }
             }
         }

@@ -29,6 +29,18 @@ typedef struct tracking_seen {
 #define TRACKING_SEEN_COUNT 64
 #define TRACKING_SKIPS_KEPT 16
 
+/// The running reusable scope's cursor over its previous dependencies (`ReusableScope.run`), in
+/// one struct so that a run saves and restores it as one value.
+typedef struct tracking_run {
+    void *dependencies;       ///< The running reusable scope's previous dependencies, or null.
+    intptr_t cursor;          ///< The next of them a read is expected to match.
+    intptr_t dependencyCount; ///< How many there are (0 outside the outermost reusable scope's run).
+    intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
+    intptr_t bitsRead;        ///< Properties the run has read of its kept dependencies beyond one per dependency kept.
+    intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
+    intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
+} tracking_run;
+
 /// The calling thread's tracking state. Only its own thread touches it.
 typedef struct tracking_thread {
     tracking_entry *entries;  ///< Entries of all active (nested) scopes, outermost first.
@@ -40,14 +52,8 @@ typedef struct tracking_thread {
     intptr_t pendingCount;
     intptr_t pendingCapacity;
     uint64_t scheduleTicket;  ///< Schedule-point builds only: this thread's sequence for choosing yields.
-    void *dependencies;       ///< The running reusable scope's previous dependencies, or null.
-    intptr_t cursor;          ///< The next of them a read is expected to match.
-    intptr_t dependencyCount; ///< How many there are (0 outside the outermost reusable scope's run).
-    intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
-    intptr_t bitsRead;        ///< Properties the run has read of its kept dependencies beyond one per dependency kept.
-    intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
-    intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
-    intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first of them, in order.
+    tracking_run run;         ///< The running reusable scope's cursor, saved and restored as one.
+    intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first dependencies its cursor skipped, in order.
     tracking_seen seen[TRACKING_SEEN_COUNT];
 } tracking_thread;
 
