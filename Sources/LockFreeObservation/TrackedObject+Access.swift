@@ -35,18 +35,19 @@ extension TrackedObject {
     /// seq_cst fence, the reader's half of the Dekker pair. Returns `false`, having changed
     /// nothing, for any other read.
     ///
-    /// `dependencyCount` is 0 outside the outermost reusable scope's run; a nested scope raises `depth`.
+    /// `dependencyCount` is 0 outside the outermost reusable scope's run, and inside a scope nested in
+    /// it (`TrackingScope.track` and a nested `ReusableScope.run` set it so): no depth check here.
     @inlinable @inline(__always)
     final func _keepReadInline(_ property: Int) -> Bool {
-        guard tracking_current.run.cursorDepth == tracking_current.depth else { return false }
         let cursor = tracking_current.run.cursor
         let count = tracking_current.run.dependencyCount
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 &<< UInt64(property & 63)
-        let dependencies = tracking_current.run.dependencies.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self)
+        // Non-null whenever `count` is not 0.
+        let dependencies = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.dependencies))
         if cursor < count {
-            let next = dependencies + cursor
+            let next = dependencies.unsafelyUnwrapped + cursor
             if next.pointee.object == me && next.pointee.word == word && next.pointee.mask & bit != 0 {
                 let writes = withUnsafePointer(to: _writes) {
                     tracking_load_writes(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
@@ -63,10 +64,10 @@ extension TrackedObject {
         // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
         // One unsigned compare checks 0 < cursor <= count.
         guard UInt(bitPattern: cursor &- 1) < UInt(bitPattern: count) else { return false }
-        var last = dependencies + (cursor &- 1)
+        var last = dependencies.unsafelyUnwrapped + (cursor &- 1)
         if last.pointee.object != me || last.pointee.word != word {
             guard cursor >= 2 else { return false }
-            last = dependencies + (cursor &- 2)
+            last = dependencies.unsafelyUnwrapped + (cursor &- 2)
             guard last.pointee.object == me && last.pointee.word == word && last.pointee.read != 0 else { return false }
         }
         guard last.pointee.mask & bit != 0 else { return false }

@@ -65,13 +65,19 @@ enum TrackingScope {
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
         thread.pointee.depth += 1
+        // Inside a reusable scope's run, its cursor does not apply to this scope's reads: the
+        // getters' inline keep needs no depth check (`TrackedObject._keepReadInline`).
+        let savedDependencyCount = thread.pointee.run.dependencyCount
+        thread.pointee.run.dependencyCount = 0
         let result: T
         do {
             result = try apply()
         } catch {
+            thread.pointee.run.dependencyCount = savedDependencyCount
             end(thread, savedStart: savedStart)
             throw error
         }
+        thread.pointee.run.dependencyCount = savedDependencyCount
         let token = install(thread, from: start, continuous: continuous, callback: callback)
         end(thread, savedStart: savedStart)
         return (result, token)

@@ -201,6 +201,31 @@ extension RegistrarTests {
             scope.cancel()
         }
 
+        /// A one-shot scope inside a run reads the run's kept dependencies in the cursor's order:
+        /// those reads are its own (recorded and installed for it, and counted for the run too),
+        /// not kept in line for the run alone.
+        @Test func aScopeNestedInARunRecordsTheReadsTheCursorExpects() {
+            let rows = (0..<2).map { _ in Row() }
+            let observer = CountingObserver()
+            let inner = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { rows[0].read(1) + rows[1].read(1) } }
+            var token: TrackingToken?
+            _ = scope.run {
+                let (value, nested) = withTracking({ rows[0].read(1) + rows[1].read(1) }, notifying: inner)
+                token = nested
+                return value
+            }
+            rows[1].write(1, 1)
+            #expect(inner.count == 1, "the nested scope read rows[1]")
+            #expect(observer.count == 1, "so did the run")
+            #expect(token?.cancel() == false)
+            _ = scope.run { rows[0].read(1) + rows[1].read(1) }
+            rows[0].write(1, 1)
+            #expect(observer.count == 2 && inner.count == 1)
+            scope.cancel()
+        }
+
         @Test func theBodysOwnWritesDoNotNotifyIt() {
             let row = Row()
             let observer = CountingObserver()
