@@ -45,6 +45,16 @@ import Testing
         Probe.attach(["books/toggle/n=10": .init(p50: 10)], to: &far)
         #expect(Probe.section(far).contains("| 2.30 | differ by more than 1.3x: no known reason |"))
         #expect(Probe.section(sampleSet()) == "")
+        // Pooled from processes, one of which agrees: the report says the processes moved.
+        var moved = sampleSet(appleTime: [20, 21, 22, 40, 41, 42, 43])
+        for i in moved.results.indices {
+            let j = moved.results[i].metrics.firstIndex { $0.name == "time" }!
+            moved.results[i].metrics[j].processes = [3, 4]
+        }
+        Probe.attach(["books/toggle/n=10": .init(p50: 20)], to: &moved)
+        #expect(Probe.section(moved).contains(
+            "| 2.00 | differ by more than 1.3x: the suite's 2 processes took 21.0 ns to 41.5 ns (the machine's speed modes);"
+                + " the closest, 21.0 ns, agrees (1.05) |"))
         #expect(ReportFormat.format(set).contains("## Agreement with an outside measurement"))
         #expect(Probe.executable(beside: "/nonexistent/bench") == nil)
     }
