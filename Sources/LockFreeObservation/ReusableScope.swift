@@ -189,8 +189,8 @@ public struct ReusableScope: Sendable, Hashable {
     /// - The run's other entries are new: retained, installed and re-checked like `withTracking`'s
     ///   (slots, mask, then the write word), as is any dependency whose slots were rewritten.
     ///
-    /// `reads`: what the reads counted. When the run read what the last one read, in the same
-    /// order (`readAsBefore`), nothing moves: no pass over the list (`run` does not call it then).
+    /// `reads`: what the reads counted. Called only when the run did not read what the last one
+    /// read, in the same order (`readAsBefore`: then nothing moves, and `run` does not call it).
     private func reconcile(
         _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int, reads: RunReads,
         outermost: Bool
@@ -200,7 +200,6 @@ public struct ReusableScope: Sendable, Hashable {
         defer { scope.pointee.runner.store(0, ordering: .relaxed) }
         let end = thread.pointee.count
         let previousCount = store.pointee.count
-        if Self.readAsBefore(reads, kept: cursor, newEntries: end - start, store) { return }
         if reconcileInPlace(thread, store, from: start, kept: cursor, reads: reads, outermost: outermost) { return }
         let entries = thread.pointee.entries
         let previous = store.pointee.dependencies.base

@@ -44,7 +44,8 @@ extension TrackedObject {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 &<< UInt64(property & 63)
-        // Non-null whenever `count` is not 0.
+        // Non-null whenever `count` is not 0. (Not `Dependency.at`: through it the getters grew, and
+        // `track-properties-fire/properties=8` took 880 instructions instead of 848.)
         let dependencies = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.dependencies))
         if cursor < count {
             let next = dependencies.unsafelyUnwrapped + cursor

@@ -93,13 +93,12 @@ public enum Probe {
             let verdict: String
             if agrees(ratio) {
                 verdict = "agree"
-            } else if let rounds = r.metric(MetricName.time)?.samplesByProcess?.filter({ !$0.isEmpty }), rounds.count > 1,
-                let closest = rounds.map({ Percentiles.value(50, sorted: $0.sorted()) }).min(by: { abs(log($0 / probe)) < abs(log($1 / probe)) }),
-                agrees(closest / probe)
+            } else if let medians = r.metric(MetricName.time)?.samplesByProcess?.filter({ !$0.isEmpty })
+                .map({ Percentiles.value(50, sorted: $0.sorted()) }), medians.count > 1,
+                let closest = medians.min(by: { abs(log($0 / probe)) < abs(log($1 / probe)) }), agrees(closest / probe)
             {
                 // The suite's processes moved with the machine's speed modes, and one of them agrees.
-                let medians = rounds.map { Percentiles.value(50, sorted: $0.sorted()) }
-                verdict = "differ by more than \(NumberFormat.plain(agreement))x: the suite's \(rounds.count) processes took "
+                verdict = "differ by more than \(NumberFormat.plain(agreement))x: the suite's \(medians.count) processes took "
                     + "\(NumberFormat.duration(medians.min()!)) to \(NumberFormat.duration(medians.max()!)) (the machine's speed modes);"
                     + " the closest, \(NumberFormat.duration(closest)), agrees (\(String(format: "%.2f", closest / probe)))"
             } else {
