@@ -80,15 +80,14 @@ extension TrackedObject {
         return true
     }
 
-    /// The commonest tracked reads of a view's body: the read the running reusable scope expects
-    /// next (its last run read this object there), and a repeated read of the dependency just
-    /// kept (a row reading a book's title, then its author). They cost a compare or two, a load
+    /// The kept reads the getter declined (a write in flight, a property outside the installed
+    /// slots): the read the running reusable scope expects next (its last run read this object
+    /// there), and a repeated read of the dependency just kept. They cost a compare or two, a load
     /// of the write word and stores to the scope's and the thread's own memory: no write to the
-    /// object, and few enough registers that they need no stack frame. Returns `false` for any
-    /// other read.
+    /// object. Only in the cursor's scope (`cursorDepth == depth`). Returns `false` for any other
+    /// read.
     @inline(__always)
     final func _recordKeptAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
-        guard thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
         let next = thread.pointee.run.cursor
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
@@ -111,9 +110,13 @@ extension TrackedObject {
         return Dependency.at(thread.pointee.run.dependencies, next &- 1).readAgain(me, word, bit, thread)
     }
 
-    /// A read that `_recordKeptAccess` did not take: a repeated read finds its entry (or kept
-    /// dependency) through the thread's `seen` table; anything else goes to `_appendAccess` (out
-    /// of line, so the repeated read needs no stack frame). Nothing here writes to the object.
+    /// A read that the getter did not keep inline. A repeated read finds its entry (or kept
+    /// dependency) through the thread's `seen` table: in a run, the commonest reads that reach here
+    /// are of a dependency kept earlier than the last two (a body reading its objects in turn) and,
+    /// while the dependencies change, of an object the last run did not read (a new entry). Then,
+    /// in a reusable scope's run, the kept reads the getter declined; anything else goes to
+    /// `_appendAccess` (out of line, so these need no stack frame). Nothing here writes to the
+    /// object.
     @inline(__always)
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let word = UInt32(truncatingIfNeeded: property >> 6)
@@ -121,14 +124,16 @@ extension TrackedObject {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let seen = tracking_seen_slot(thread, me).unsafelyUnwrapped
         let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
-        if seen.pointee.object == me {
+        // Addresses compared as integers: an optional compare costs a null test more.
+        let address = UInt(bitPattern: me)
+        if UInt(bitPattern: seen.pointee.object) == address {
             let index = seen.pointee.index
             if index >= 0 {
                 // One unsigned compare checks scopeStart <= index < count.
                 let start = thread.pointee.scopeStart
                 if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start) {
                     let entry = thread.pointee.entries.unsafelyUnwrapped + index
-                    if entry.pointee.object == me {
+                    if UInt(bitPattern: entry.pointee.object) == address {
                         if entry.pointee.word == word {
                             entry.pointee.mask |= bit
                             return
@@ -141,6 +146,7 @@ extension TrackedObject {
                 if Dependency.at(thread.pointee.run.dependencies, -1 &- index).readAgain(me, word, bit, thread) { return }
             }
         }
+        if cursorActive && _recordKeptAccess(property, thread) { return }
         _appendAccess(property, thread, previous: -1)
     }
 
@@ -262,7 +268,5 @@ extension TrackedObject {
 /// it reads.
 @usableFromInline @_effects(releasenone)
 func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
-    let thread = tracking_thread_state().unsafelyUnwrapped
-    if object._recordKeptAccess(property, thread) { return }
-    object._recordAccess(property, thread)
+    object._recordAccess(property, tracking_thread_state().unsafelyUnwrapped)
 }
