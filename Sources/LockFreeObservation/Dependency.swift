@@ -91,6 +91,13 @@ struct DependencyBuffer {
         self.capacity = capacity
     }
 
+    /// Writes the sentinel after the `count` dependencies a run's cursor walks (see `tracking_run`).
+    /// Every buffer that holds a scope's dependencies has room for it: it is reserved for one more.
+    func endWithSentinel(at count: Int) {
+        assert(count < capacity, "no room for the sentinel")
+        UnsafeMutableRawPointer(base + count).storeBytes(of: UInt(TRACKING_NO_OBJECT), as: UInt.self)
+    }
+
     /// Makes room for `count` dependencies, with a quarter more for a list that grows a little
     /// from run to run (`exactly`: no more than `count`). The old contents are not kept: the
     /// caller builds into the buffer afresh.
@@ -126,8 +133,8 @@ struct DependencyStore {
     /// Dependencies whose slots are straddling: while any is, every run re-examines them all.
     var straddling = 0
 
-    /// Dependencies each buffer holds without allocating.
-    static let inlineCapacity = 2
+    /// Dependencies each buffer holds without allocating: two, and the sentinel after them.
+    static let inlineCapacity = 3
 
     init(inline: UnsafeMutablePointer<Dependency>) {
         dependencies = DependencyBuffer(inline: inline, capacity: Self.inlineCapacity)

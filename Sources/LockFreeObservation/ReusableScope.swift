@@ -98,8 +98,9 @@ public struct ReusableScope: Sendable, Hashable {
         // Inside another scope every read goes to the buffer, retained, for the enclosing scope too.
         let outermost = thread.pointee.depth == 1
         let store = ScopeTable.store(record)
+        if outermost { store.pointee.dependencies.endWithSentinel(at: store.pointee.count) }
         thread.pointee.run = tracking_run(
-            dependencies: outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : nil, cursor: 0,
+            dependencies: outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : tracking_no_dependencies_address(), cursor: 0,
             dependencyCount: outermost ? store.pointee.count : 0, cursorDepth: outermost ? 1 : 0, bitsRead: 0,
             reshaped: 0, skipCount: 0)
 
@@ -226,7 +227,7 @@ public struct ReusableScope: Sendable, Hashable {
         }
         if unchanged { return }
 
-        store.pointee.spare.reserve(cursor + (end - start))
+        store.pointee.spare.reserve(cursor + (end - start) + 1)
         let next = store.pointee.spare.base
         var count = 0
         var changed = false
@@ -326,7 +327,8 @@ public struct ReusableScope: Sendable, Hashable {
         guard reads.bits == store.pointee.watchedBits - notKeptBits else { return false }
         let keptCount = cursor - skipCount
         let finalCount = keptCount + (end - start)
-        guard finalCount <= store.pointee.dependencies.capacity else { return false }
+        // Room for the sentinel after them (`DependencyBuffer.endWithSentinel`).
+        guard finalCount < store.pointee.dependencies.capacity else { return false }
 
         // A dry run of the moves: an entry is written at `written`, which must not hold a kept
         // dependency still to be moved (`written < consumed`, or nothing left to move).

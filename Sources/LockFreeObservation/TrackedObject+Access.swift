@@ -35,19 +35,19 @@ extension TrackedObject {
     /// seq_cst fence, the reader's half of the Dekker pair. Returns `false`, having changed
     /// nothing, for any other read.
     ///
-    /// `dependencyCount` is 0 outside the outermost reusable scope's run, and inside a scope nested in
-    /// it (`TrackingScope.track` and a nested `ReusableScope.run` set it so): no depth check here.
+    /// Outside the outermost reusable scope's run, and inside a scope nested in it, the dependency at
+    /// the cursor is a sentinel and `dependencyCount` is 0 (see `tracking_run`; `TrackingScope.track`
+    /// and a nested `ReusableScope.run` set them so): no depth or bounds check here.
     @inlinable @inline(__always)
     final func _keepReadInline(_ property: Int) -> Bool {
         let cursor = tracking_current.run.cursor
-        let count = tracking_current.run.dependencyCount
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 &<< UInt64(property & 63)
-        // Non-null whenever `count` is not 0. (Not `Dependency.at`: through it the getters grew, and
-        // `track-properties-fire/properties=8` took 880 instructions instead of 848.)
+        // Never null (a thread's state starts at the sentinel). (Not `Dependency.at`: through it the
+        // getters grew, and `track-properties-fire/properties=8` took 880 instructions instead of 848.)
         let dependencies = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.dependencies))
-        if cursor < count {
+        do {
             let next = dependencies.unsafelyUnwrapped + cursor
             if next.pointee.object == me && next.pointee.word == word && next.pointee.mask & bit != 0 {
                 let writes = withUnsafePointer(to: _writes) {
@@ -64,6 +64,7 @@ extension TrackedObject {
         // The dependency just kept (read in this run: a skipped one is never last), or the one
         // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
         // One unsigned compare checks 0 < cursor <= count.
+        let count = tracking_current.run.dependencyCount
         guard UInt(bitPattern: cursor &- 1) < UInt(bitPattern: count) else { return false }
         var last = dependencies.unsafelyUnwrapped + (cursor &- 1)
         if last.pointee.object != me || last.pointee.word != word {

@@ -65,18 +65,24 @@ enum TrackingScope {
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
         thread.pointee.depth += 1
-        // Inside a reusable scope's run, its cursor does not apply to this scope's reads: the
-        // getters' inline keep needs no depth check (`TrackedObject._keepReadInline`).
+        // Inside a reusable scope's run, its cursor does not apply to this scope's reads: it moves to
+        // the run's sentinel, so the getters' inline keep needs no depth check
+        // (`TrackedObject._keepReadInline`). (`_countOwnWrite` may then count writes in dependencies
+        // the run has not reached: harmless, their count is reset when the run keeps them.)
+        let savedCursor = thread.pointee.run.cursor
         let savedDependencyCount = thread.pointee.run.dependencyCount
+        thread.pointee.run.cursor = savedDependencyCount
         thread.pointee.run.dependencyCount = 0
         let result: T
         do {
             result = try apply()
         } catch {
+            thread.pointee.run.cursor = savedCursor
             thread.pointee.run.dependencyCount = savedDependencyCount
             end(thread, savedStart: savedStart)
             throw error
         }
+        thread.pointee.run.cursor = savedCursor
         thread.pointee.run.dependencyCount = savedDependencyCount
         let token = install(thread, from: start, continuous: continuous, callback: callback)
         end(thread, savedStart: savedStart)

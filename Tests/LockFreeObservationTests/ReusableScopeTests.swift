@@ -226,6 +226,34 @@ extension RegistrarTests {
             scope.cancel()
         }
 
+        /// The nested scope reads what the run kept just before it (the getters' second inline
+        /// keep, `_keepReadInline`'s "last" check) and, at the end of the run's list, where its
+        /// cursor stands on the sentinel: each read is the nested scope's too.
+        @Test func aScopeNestedInARunRecordsAReadOfTheDependencyJustKept() {
+            let rows = (0..<2).map { _ in Row() }
+            let observer = CountingObserver()
+            let inner = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { rows[0].read(1) + rows[1].read(1) } }
+            var tokens: [TrackingToken] = []
+            _ = scope.run {
+                let first = rows[0].read(1)
+                let (again, nested) = withTracking({ rows[0].read(1) + rows[0].read(2) }, notifying: inner)
+                tokens.append(nested)
+                let second = rows[1].read(1)
+                let (atEnd, last) = withTracking({ rows[1].read(1) }, notifying: inner)
+                tokens.append(last)
+                return first + again + second + atEnd
+            }
+            rows[0].write(1, 1)
+            #expect(inner.count == 1, "the first nested scope read rows[0]")
+            rows[1].write(1, 1)
+            #expect(inner.count == 2, "the second read rows[1]")
+            #expect(observer.count == 1, "the run read both, and is told once")
+            #expect(tokens.map { $0.cancel() } == [false, false])
+            scope.cancel()
+        }
+
         @Test func theBodysOwnWritesDoNotNotifyIt() {
             let row = Row()
             let observer = CountingObserver()

@@ -31,8 +31,14 @@ typedef struct tracking_seen {
 
 /// The running reusable scope's cursor over its previous dependencies (`ReusableScope.run`), in
 /// one struct so that a run saves and restores it as one value.
+///
+/// The dependency at `cursor` is always readable and is a real one only while `cursor <
+/// dependencyCount`: the run's buffer ends with a sentinel dependency, a scope nested in the run
+/// moves `cursor` to it (and `dependencyCount` to 0) until it ends, and outside a run
+/// `dependencies` is `tracking_no_dependencies`, `cursor` 0. So a getter's inline keep compares the
+/// dependency at the cursor with no bounds check.
 typedef struct tracking_run {
-    void *dependencies;       ///< The running reusable scope's previous dependencies, or null.
+    void *dependencies;       ///< The running reusable scope's previous dependencies, or `tracking_no_dependencies`.
     intptr_t cursor;          ///< The next of them a read is expected to match.
     intptr_t dependencyCount; ///< How many there are (0 outside the outermost reusable scope's run).
     intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
@@ -56,6 +62,17 @@ typedef struct tracking_thread {
     intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first dependencies its cursor skipped, in order.
     tracking_seen seen[TRACKING_SEEN_COUNT];
 } tracking_thread;
+
+/// A sentinel `Dependency` (its layout's first word, the object, is 1: no object's address; the rest
+/// zero), where `tracking_run.dependencies` points outside a reusable scope's run.
+extern uintptr_t tracking_no_dependencies[8];
+
+/// The address no object has, that a sentinel dependency holds (`tracking_no_dependencies`).
+#define TRACKING_NO_OBJECT ((uintptr_t)1)
+
+static inline __attribute__((always_inline)) void *tracking_no_dependencies_address(void) {
+    return tracking_no_dependencies;
+}
 
 /// The calling thread's state. Swift reads `tracking_current.depth` directly (an inlined TLS load,
 /// `_trackingDepth`) on every tracked get and set; everything else goes through
