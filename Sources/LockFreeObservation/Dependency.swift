@@ -6,8 +6,8 @@ import Synchronization
 /// touched only by the thread running or cancelling the scope.
 ///
 /// While a run reads its dependencies in the same order as the last one, each read only writes
-/// here: `read` and `version` (see `TrackedObject._recordAccess`). The object is not touched, the
-/// slot stays installed, and no reference count changes.
+/// here: `read` (see `TrackedObject._keepReadInline`). The object is not touched, the slot stays
+/// installed, and no reference count changes.
 ///
 /// Frozen and usable from inline code: a getter keeps the read the run expects inline
 /// (`TrackedObject._keepReadInline`).
@@ -19,10 +19,15 @@ struct Dependency {
     @usableFromInline var mask: UInt64
     /// The properties this run read; 0 until the run reads the object (or when it skipped it).
     @usableFromInline var read: UInt64
-    /// The object's write word loaded before this run's first read of it.
+    /// The object's write word loaded before this run's first read of it that the installed slots
+    /// did not cover: a property outside `mask`, or one read during a write in flight (then the
+    /// run's version: `versionIsThisRuns`). A read the slots cover needs none: the scope is armed
+    /// and the slots stay installed, so a later write notifies it. Otherwise a version of an
+    /// earlier run, with no write in flight (`ReusableScope.install` settles it), never compared.
     @usableFromInline var version: UInt64
     @usableFromInline var word: UInt32
-    /// Writes of the object begun by the running thread since this run first read it.
+    /// Writes of the object begun by the running thread since `version` was loaded (meaningful
+    /// only while it is the run's).
     @usableFromInline var ownWrites: UInt32
     /// The slot, when the dependency has exactly one (`TrackingScope.forEachSlot`); `nil` when it
     /// has several, which are then found by scanning the object's slots.
@@ -48,13 +53,18 @@ struct Dependency {
         base.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self) + i
     }
 
-    /// The run's first read of this dependency.
+    /// The run's first read of this dependency, one its slots do not cover (`version`: the write
+    /// word loaded before it).
     @inlinable @inline(__always)
     mutating func keep(_ bit: UInt64, version: UInt64) {
         read = bit
         self.version = version
         ownWrites = 0
     }
+
+    /// Whether `version` was loaded by this run: it read a property outside the installed slots,
+    /// or read during a write in flight (an earlier run's version has none in flight).
+    var versionIsThisRuns: Bool { read & ~mask != 0 || WriteWord.inFlight(version) != 0 }
 }
 
 extension UnsafeMutablePointer where Pointee == Dependency {
@@ -68,6 +78,18 @@ extension UnsafeMutablePointer where Pointee == Dependency {
         let read = pointee.read
         guard pointee.object == object, pointee.word == word, read != 0 else { return false }
         if read & bit == 0 {
+            if bit & ~pointee.mask != 0 && !pointee.versionIsThisRuns {
+                // The run's first read the slots do not cover: from here the write word decides
+                // whether the reinstall missed a change (`Dependency.version`).
+                let version = Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef {
+                    // seq_cst, as `_recordKeptAccess`'s.
+                    $0._writes.load(ordering: .sequentiallyConsistent)
+                }
+                pointee.version = version
+                pointee.ownWrites = 0
+                thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: WriteWord.inFlight(version)))
+                _schedulePoint()
+            }
             pointee.read = read | bit
             thread.pointee.run.bitsRead &+= 1
             thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))

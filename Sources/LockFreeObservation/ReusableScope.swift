@@ -232,8 +232,18 @@ public struct ReusableScope: Sendable, Hashable {
         var count = 0
         var changed = false
         var e = start
-        /// Rewrites `dependency`'s slots for what this run read, and re-checks its write word.
+        /// Rewrites `dependency`'s slots for what this run read, and re-checks its write word: against
+        /// the run's version, or, when the slots covered every read, one loaded now, before they
+        /// are emptied (until then, a write notified the scope).
         func reinstall(_ dependency: inout Dependency, mask: UInt64) {
+            if !dependency.versionIsThisRuns {
+                dependency.version = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
+                    // seq_cst: before the slots are emptied, the reader's half of the Dekker pair.
+                    $0._writes.load(ordering: .sequentiallyConsistent)
+                }
+                dependency.ownWrites = 0
+                _schedulePoint()
+            }
             clearSlots(of: dependency)
             if install(&dependency, mask: mask, straddling: WriteWord.inFlight(dependency.version) != 0) {
                 changed = true
@@ -533,6 +543,8 @@ public struct ReusableScope: Sendable, Hashable {
                 : object._writes.load(ordering: .sequentiallyConsistent)
             return WriteWord.counts(writes) != expected
         }
+        // Compared: later runs find it settled (no write in flight), not theirs.
+        dependency.version &= ~WriteWord.inFlightMask
         dependency.slot = slots == 1 ? only : nil
         dependency.mask = mask
         dependency.straddling = straddling

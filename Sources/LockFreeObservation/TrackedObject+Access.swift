@@ -54,7 +54,8 @@ extension TrackedObject {
                     tracking_load_writes(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
                 }
                 guard WriteWord.inFlight(writes) == 0 else { return false }
-                next.pointee.keep(bit, version: writes)
+                // Covered by the installed slots: no version (see `Dependency.version`).
+                next.pointee.read = bit
                 tracking_current.run.cursor = cursor &+ 1
                 // The window between the write word and the caller's load of the value.
                 _schedulePoint()

@@ -322,6 +322,84 @@ extension RegistrarTests {
             scope.cancel()
         }
 
+        /// A run's read outside the installed slots (property 2, after property 1 was kept inline):
+        /// the slots do not watch it, so a write made after it and before the run ends is found
+        /// only by the re-check, against the write word loaded at that read
+        /// (`Dependency.version`), not one loaded at the end, which would include the write.
+        @Test func aWriteAfterAReadOutsideTheSlotsIsFoundByTheRecheck() {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(1) } }  // property 1 kept inline from here on
+            let shared = Unchecked(row)
+            let value = scope.run {
+                let seen = row.read(1) + row.read(2)
+                onNewThread { shared.value.write(2, 5) }  // watched by no slot yet
+                return seen
+            }
+            #expect(value == 0)
+            #expect(observer.count == 1, "the run read property 2 before the write and must hear of it")
+            #expect(scope.run { row.read(1) + row.read(2) } == 10)
+            row.write(2, 6)
+            #expect(observer.count == 2)
+            scope.cancel()
+        }
+
+        /// A kept read during a write in flight keeps the write word of that read: a further
+        /// read outside the slots, after the write has ended, must not replace it, or the
+        /// re-check would compare with a word that already counts the write and miss it.
+        @Test func aReadDuringAWriteKeepsItsVersionThroughLaterReads() {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(1) } }
+            let shared = Unchecked(row)
+            final class Pending: @unchecked Sendable { var mutation: PendingMutation? }
+            let pending = Pending()
+            onNewThread { pending.mutation = shared.value.willMutate(1) }  // the armed scope is told
+            #expect(observer.count == 1)
+            let value = scope.run {
+                let before = row.read(1)  // the old value: the write has not stored yet
+                onNewThread {
+                    shared.value.value.store(7, ordering: .relaxed)
+                    shared.value.didMutate(pending.mutation!)
+                }
+                return before + row.read(2) * 0
+            }
+            #expect(value == 0)
+            #expect(observer.count == 2, "the run read property 1 before the store and must hear of it")
+            #expect(scope.run { row.read(1) } == 7)
+            scope.cancel()
+        }
+
+        /// A dependency installed during a write in flight (straddling) is told when the write ends;
+        /// the next run, which reads the stored value, is not told of that write again: the
+        /// re-check after it compares with a write word of its own (the version the install
+        /// compared is settled, `ReusableScope.install`).
+        @Test func aStraddlingDependencyReadAfterTheWriteIsNotToldOfItAgain() {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(1) } }
+            let shared = Unchecked(row)
+            final class Pending: @unchecked Sendable { var mutation: PendingMutation? }
+            let pending = Pending()
+            onNewThread { pending.mutation = shared.value.willMutate(1) }
+            #expect(observer.count == 1)
+            #expect(scope.run { row.read(1) } == 0)  // during the write: its slot straddles
+            onNewThread {
+                shared.value.value.store(7, ordering: .relaxed)
+                shared.value.didMutate(pending.mutation!)
+            }
+            #expect(observer.count == 2, "the write's end tells the straddling slot")
+            #expect(scope.run { row.read(1) } == 7)
+            #expect(observer.count == 2, "the run read the stored value: nothing to tell")
+            #expect(scope.isArmed)
+            row.write(1, 8)
+            #expect(observer.count == 3)
+            scope.cancel()
+        }
+
         @Test func cancelReleasesTheObjectsAndStopsNotifications() {
             weak var gone: Row?
             let observer = CountingObserver()
