@@ -154,6 +154,9 @@ struct DependencyStore {
     var watchedBits = 0
     /// Dependencies whose slots are straddling: while any is, every run re-examines them all.
     var straddling = 0
+    /// The enclosing run's cursor while this scope runs nested in another scope's run (an
+    /// outermost run restores the state of no run instead: `ReusableScope.run`).
+    var enclosingRun = tracking_run()
 
     /// Dependencies each buffer holds without allocating: two, and the sentinel after them.
     static let inlineCapacity = 3

@@ -74,6 +74,13 @@ public struct ReusableScope: Sendable, Hashable {
     /// scope's end does not release it.
     static let retainTakenOver: Int32 = -2
 
+    /// The cursor of no run (`tracking_run`): the sentinel, nothing to keep.
+    private static var noRun: tracking_run {
+        tracking_run(
+            dependencies: tracking_no_dependencies_address(), cursor: 0, dependencyCount: 0, cursorDepth: 0, bitsRead: 0,
+            reshaped: 0, skipCount: 0)
+    }
+
     /// Whether the last run's dependencies are watched: the scope has run, has not been told of a
     /// change since, and has not been cancelled.
     public var isArmed: Bool {
@@ -91,14 +98,20 @@ public struct ReusableScope: Sendable, Hashable {
         scope.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
         arm(scope)
         let savedStart = thread.pointee.scopeStart
-        let saved = thread.pointee.run
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
         thread.pointee.depth += 1
         // Inside another scope every read goes to the buffer, retained, for the enclosing scope too.
         let outermost = thread.pointee.depth == 1
         let store = ScopeTable.store(record)
-        if outermost { store.pointee.dependencies.endWithSentinel(at: store.pointee.count) }
+        // Outside every scope the cursor is that of no run: an outermost run restores it as a
+        // constant, and only a nested one keeps the enclosing cursor (in its own store, so that a
+        // view's run copies nothing onto its stack).
+        if outermost {
+            store.pointee.dependencies.endWithSentinel(at: store.pointee.count)
+        } else {
+            store.pointee.enclosingRun = thread.pointee.run
+        }
         thread.pointee.run = tracking_run(
             dependencies: outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : tracking_no_dependencies_address(), cursor: 0,
             dependencyCount: outermost ? store.pointee.count : 0, cursorDepth: outermost ? 1 : 0, bitsRead: 0,
@@ -108,7 +121,7 @@ public struct ReusableScope: Sendable, Hashable {
             let run = thread.pointee.run
             let kept = run.cursor
             let reads = RunReads(bits: kept - run.skipCount + run.bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
-            thread.pointee.run = saved
+            thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
             if Self.readAsBefore(reads, kept: kept, newEntries: thread.pointee.count - start, store) {
                 // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
                 scope.pointee.runner.store(0, ordering: .relaxed)

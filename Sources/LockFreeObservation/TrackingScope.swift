@@ -96,12 +96,21 @@ enum TrackingScope {
     /// `deinit` that mutates, tracks, or ends a scope of its own on this thread, and such a nested
     /// outermost `end` then releases the entries still left (each exactly once) instead of
     /// releasing them all again.
-    @usableFromInline
+    ///
+    /// Inlined: a scope that leaves nothing to release (nested, or a run that read what the last
+    /// one read) costs two stores.
+    @usableFromInline @inline(__always)
     static func end(_ thread: UnsafeMutablePointer<tracking_thread>, savedStart: Int) {
         thread.pointee.depth -= 1
         thread.pointee.scopeStart = savedStart
         _checkInvariants(of: thread)
-        guard thread.pointee.depth == 0 else { return }
+        guard thread.pointee.depth == 0 && thread.pointee.count > 0 else { return }
+        releaseEntries(thread)
+    }
+
+    /// The outermost scope's end: releases every entry left in the buffer.
+    @usableFromInline @inline(never)
+    static func releaseEntries(_ thread: UnsafeMutablePointer<tracking_thread>) {
         while thread.pointee.count > 0 {
             let last = thread.pointee.count - 1
             let entry = thread.pointee.entries![last]
