@@ -5,6 +5,32 @@ import Testing
 @testable import LockFreeObservation
 
 /// A model whose properties (any index) all store one atomic value: enough to test who is told.
+/// A row whose property 1 a reusable scope keeps (two runs read it), and a write of that property
+/// begun on another thread, which told the armed scope: `endWrite(storing:)` stores and ends it on
+/// another thread. The threads are joined, so each step happens where the test calls it.
+struct KeptRowWithAWriteInFlight {
+    final class Pending: @unchecked Sendable { var mutation: PendingMutation? }
+    let row = Row()
+    let observer = CountingObserver()
+    let scope: ReusableScope
+    private let pending = Pending()
+
+    init() {
+        scope = ReusableScope(notifying: observer)
+        for _ in 0..<2 { _ = scope.run { [row] in row.read(1) } }
+        let (shared, pending) = (Unchecked(row), pending)
+        onNewThread { pending.mutation = shared.value.willMutate(1) }
+    }
+
+    func endWrite(storing value: Int) {
+        let (shared, pending) = (Unchecked(row), pending)
+        onNewThread {
+            shared.value.value.store(value, ordering: .relaxed)
+            shared.value.didMutate(pending.mutation!)
+        }
+    }
+}
+
 final class Row: TrackedObject, @unchecked Sendable {
     // `@unchecked Sendable`: its only stored property is atomic (a subclass cannot be checked `Sendable`).
     let value = Atomic<Int>(0)
@@ -296,24 +322,11 @@ extension RegistrarTests {
         /// be kept as it was (the getter's inline keep declines it), and the write's end tells
         /// the scope. If the read were kept, the scope would stay armed on the old value.
         @Test func aKeptReadDuringAWriteInFlightIsToldWhenItEnds() {
-            let row = Row()
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            #expect(scope.run { row.read(1) } == 0)
-            #expect(scope.run { row.read(1) } == 0)  // kept from here on
-            let shared = Unchecked(row)
-            // Handed between threads that `onNewThread` joins: the join orders it.
-            final class Pending: @unchecked Sendable { var mutation: PendingMutation? }
-            let pending = Pending()
-            onNewThread {
-                pending.mutation = shared.value.willMutate(1)  // the armed scope is told, and goes idle
-            }
-            #expect(observer.count == 1 && !scope.isArmed)
+            let fixture = KeptRowWithAWriteInFlight()
+            let (row, observer, scope) = (fixture.row, fixture.observer, fixture.scope)
+            #expect(observer.count == 1 && !scope.isArmed, "the armed scope is told, and goes idle")
             #expect(scope.run { row.read(1) } == 0)  // the write has not stored yet
-            onNewThread {
-                shared.value.value.store(7, ordering: .relaxed)
-                shared.value.didMutate(pending.mutation!)
-            }
+            fixture.endWrite(storing: 7)
             #expect(observer.count == 2, "the scope read the old value and must hear of the store")
             #expect(scope.run { row.read(1) } == 7)
             #expect(scope.run { row.read(1) } == 7)
@@ -349,21 +362,12 @@ extension RegistrarTests {
         /// read outside the slots, after the write has ended, must not replace it, or the
         /// re-check would compare with a word that already counts the write and miss it.
         @Test func aReadDuringAWriteKeepsItsVersionThroughLaterReads() {
-            let row = Row()
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            for _ in 0..<2 { _ = scope.run { row.read(1) } }
-            let shared = Unchecked(row)
-            final class Pending: @unchecked Sendable { var mutation: PendingMutation? }
-            let pending = Pending()
-            onNewThread { pending.mutation = shared.value.willMutate(1) }  // the armed scope is told
+            let fixture = KeptRowWithAWriteInFlight()
+            let (row, observer, scope) = (fixture.row, fixture.observer, fixture.scope)
             #expect(observer.count == 1)
             let value = scope.run {
                 let before = row.read(1)  // the old value: the write has not stored yet
-                onNewThread {
-                    shared.value.value.store(7, ordering: .relaxed)
-                    shared.value.didMutate(pending.mutation!)
-                }
+                fixture.endWrite(storing: 7)
                 return before + row.read(2) * 0
             }
             #expect(value == 0)
@@ -377,20 +381,11 @@ extension RegistrarTests {
         /// re-check after it compares with a write word of its own (the version the install
         /// compared is settled, `ReusableScope.install`).
         @Test func aStraddlingDependencyReadAfterTheWriteIsNotToldOfItAgain() {
-            let row = Row()
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            for _ in 0..<2 { _ = scope.run { row.read(1) } }
-            let shared = Unchecked(row)
-            final class Pending: @unchecked Sendable { var mutation: PendingMutation? }
-            let pending = Pending()
-            onNewThread { pending.mutation = shared.value.willMutate(1) }
+            let fixture = KeptRowWithAWriteInFlight()
+            let (row, observer, scope) = (fixture.row, fixture.observer, fixture.scope)
             #expect(observer.count == 1)
             #expect(scope.run { row.read(1) } == 0)  // during the write: its slot straddles
-            onNewThread {
-                shared.value.value.store(7, ordering: .relaxed)
-                shared.value.didMutate(pending.mutation!)
-            }
+            fixture.endWrite(storing: 7)
             #expect(observer.count == 2, "the write's end tells the straddling slot")
             #expect(scope.run { row.read(1) } == 7)
             #expect(observer.count == 2, "the run read the stored value: nothing to tell")
