@@ -24,10 +24,11 @@ extension TrackedObject {
     /// The commonest tracked reads of a view that re-evaluates, inlined into the getter: the read
     /// the running reusable scope expects next (its last run read this object there) of an
     /// installed property, with no write in flight; and a further installed property of the
-    /// dependency just kept (a row reading a book's title, then its author). About twenty
-    /// instructions: loads, and stores to the dependency and the thread's state, a C thread-local
-    /// (which the optimiser knows no object or array shares). The same as `_recordKeptAccess`,
-    /// less the `seen` slot (a repeated read further on finds the dependency by a search, once)
+    /// dependency just kept (a row reading a book's title, then its author). About eighteen
+    /// instructions: loads, and stores to the dependency (the property read) and the thread's
+    /// cursor, a C thread-local (which the optimiser knows no object or array shares). The same as
+    /// `_recordKeptAccess`, less the `seen` slot (a repeated read further on finds the dependency by
+    /// a search, once), the write word (the installed slots cover these reads: `Dependency.version`)
     /// and the cases that change the slots. The write word is loaded with acquire by
     /// `tracking_load_writes`, which the optimiser is told releases nothing: a Swift atomic load
     /// here made it retain and release every object a loop reads, tracked or not (measured:
