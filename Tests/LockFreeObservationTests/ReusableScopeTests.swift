@@ -4,7 +4,6 @@ import Testing
 
 @testable import LockFreeObservation
 
-/// A model whose properties (any index) all store one atomic value: enough to test who is told.
 /// A row whose property 1 a reusable scope keeps (two runs read it), and a write of that property
 /// begun on another thread, which told the armed scope: `endWrite(storing:)` stores and ends it on
 /// another thread. The threads are joined, so each step happens where the test calls it.
@@ -31,6 +30,7 @@ struct KeptRowWithAWriteInFlight {
     }
 }
 
+/// A model whose properties (any index) all store one atomic value: enough to test who is told.
 final class Row: TrackedObject, @unchecked Sendable {
     // `@unchecked Sendable`: its only stored property is atomic (a subclass cannot be checked `Sendable`).
     let value = Atomic<Int>(0)
@@ -90,6 +90,36 @@ extension RegistrarTests {
             #expect(scope.dependencyCount == 64)
             #expect(rows.allSatisfy { $0.slots(of: scope) == 1 && $0._observerSlotCapacity == SlotBlock.firstCapacity })
             rows[63].write(2, 1)
+            #expect(observer.count == 1)
+            scope.cancel()
+        }
+
+        /// What lets threads re-run views over shared objects without contending: a run that
+        /// keeps its dependencies leaves their objects as it found them. Each object's reference
+        /// count, write word, observed mask and slot block (its link, hint and slots) are the same,
+        /// bit for bit, after 100 such runs as before them (a retain left behind by a kept read
+        /// fails it: tried). A write that stores back what it found, or a retain released again,
+        /// would not show here; the getter's inline keep has neither (`_keepReadInline`).
+        @Test func aKeptRunWritesNothingToItsObjects() {
+            let rows = (0..<16).map { _ in Row() }
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            let body = { rows.reduce(0) { $0 + $1.read(1) + $1.read(2) + $1.read(1) } }
+            for _ in 0..<2 { _ = scope.run(body) }
+            func snapshot(_ row: Row) -> [UInt] {
+                var words = [_getRetainCount(row), UInt(row._writes.load(ordering: .relaxed)),
+                             UInt(row._observed.load(ordering: .relaxed)), row._slots.load(ordering: .relaxed)]
+                if let block = SlotBlock(address: row._slots.load(ordering: .relaxed)) {
+                    let count = 3 + block.capacity
+                    words += (0..<count).map { block.base.load(fromByteOffset: 8 * $0, as: UInt.self) }
+                }
+                return words
+            }
+            let before = rows.map(snapshot)
+            for _ in 0..<100 { _ = scope.run(body) }
+            #expect(rows.map(snapshot) == before)
+            #expect(scope.isArmed && observer.count == 0)
+            rows[7].write(2, 1)
             #expect(observer.count == 1)
             scope.cancel()
         }
