@@ -53,21 +53,35 @@ struct Dependency {
         base.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self) + i
     }
 
-    /// The run's first read of this dependency, one its slots do not cover (`version`: the write
-    /// word loaded before it).
-    @inlinable @inline(__always)
-    mutating func keep(_ bit: UInt64, version: UInt64) {
-        read = bit
-        self.version = version
-        ownWrites = 0
-    }
-
     /// Whether `version` was loaded by this run: it read a property outside the installed slots,
     /// or read during a write in flight (an earlier run's version has none in flight).
     var versionIsThisRuns: Bool { read & ~mask != 0 || WriteWord.inFlight(version) != 0 }
 }
 
 extension UnsafeMutablePointer where Pointee == Dependency {
+    /// The run's first read of this dependency, out of the getter (which keeps only the reads the
+    /// slots cover): the write word loaded as the run's version, and the run reshaped if the slots
+    /// do not cover the read.
+    @inline(__always)
+    func keep(_ bit: UInt64, of object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
+        pointee.read = bit
+        loadVersion(of: object, thread)
+        thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
+    }
+
+    /// Loads `object`'s write word as the run's version (`Dependency.version`), the body's own writes
+    /// counted from here; a write in flight reshapes the run. seq_cst: the reader's half of
+    /// `ReusableScope.run`'s Dekker pair (the scope was armed first); a plain load on x86.
+    @inline(__always)
+    func loadVersion(of object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
+        let version = object._writes.load(ordering: .sequentiallyConsistent)
+        pointee.version = version
+        pointee.ownWrites = 0
+        thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: WriteWord.inFlight(version)))
+        // The window between the write word and the caller's load of the value.
+        _schedulePoint()
+    }
+
     /// A further read, of property `bit` of `object`'s `word`, if this is that object's dependency
     /// and the run already read it: the property is added to what the run read, and counted for
     /// `tracking_run.bitsRead` / `reshaped`. Returns whether it was.
@@ -81,14 +95,7 @@ extension UnsafeMutablePointer where Pointee == Dependency {
             if bit & ~pointee.mask != 0 && !pointee.versionIsThisRuns {
                 // The run's first read the slots do not cover: from here the write word decides
                 // whether the reinstall missed a change (`Dependency.version`).
-                let version = Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef {
-                    // seq_cst, as `_recordKeptAccess`'s.
-                    $0._writes.load(ordering: .sequentiallyConsistent)
-                }
-                pointee.version = version
-                pointee.ownWrites = 0
-                thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: WriteWord.inFlight(version)))
-                _schedulePoint()
+                Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { loadVersion(of: $0, thread) }
             }
             pointee.read = read | bit
             thread.pointee.run.bitsRead &+= 1

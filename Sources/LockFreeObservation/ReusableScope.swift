@@ -112,10 +112,12 @@ public struct ReusableScope: Sendable, Hashable {
         } else {
             store.pointee.enclosingRun = thread.pointee.run
         }
-        thread.pointee.run = tracking_run(
-            dependencies: outermost ? UnsafeMutableRawPointer(store.pointee.dependencies.base) : tracking_no_dependencies_address(), cursor: 0,
-            dependencyCount: outermost ? store.pointee.count : 0, cursorDepth: outermost ? 1 : 0, bitsRead: 0,
-            reshaped: 0, skipCount: 0)
+        // A nested run keeps nothing: its reads all go to the buffer.
+        thread.pointee.run = outermost
+            ? tracking_run(
+                dependencies: store.pointee.dependencies.base, cursor: 0, dependencyCount: store.pointee.count,
+                cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0)
+            : Self.noRun
 
         func finish() {
             let run = thread.pointee.run

@@ -48,20 +48,18 @@ extension TrackedObject {
         // Never null (a thread's state starts at the sentinel). (Not `Dependency.at`: through it the
         // getters grew, and `track-properties-fire/properties=8` took 880 instructions instead of 848.)
         let dependencies = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.dependencies))
-        do {
-            let next = dependencies.unsafelyUnwrapped + cursor
-            if next.pointee.object == me && next.pointee.word == word && next.pointee.mask & bit != 0 {
-                let writes = withUnsafePointer(to: _writes) {
-                    tracking_load_writes(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
-                }
-                guard WriteWord.inFlight(writes) == 0 else { return false }
-                // Covered by the installed slots: no version (see `Dependency.version`).
-                next.pointee.read = bit
-                tracking_current.run.cursor = cursor &+ 1
-                // The window between the write word and the caller's load of the value.
-                _schedulePoint()
-                return true
+        let next = dependencies.unsafelyUnwrapped + cursor
+        if next.pointee.object == me && next.pointee.word == word && next.pointee.mask & bit != 0 {
+            let writes = withUnsafePointer(to: _writes) {
+                tracking_load_writes(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
             }
+            guard WriteWord.inFlight(writes) == 0 else { return false }
+            // Covered by the installed slots: no version (see `Dependency.version`).
+            next.pointee.read = bit
+            tracking_current.run.cursor = cursor &+ 1
+            // The window between the write word and the caller's load of the value.
+            _schedulePoint()
+            return true
         }
         // The dependency just kept (read in this run: a skipped one is never last), or the one
         // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
@@ -98,13 +96,8 @@ extension TrackedObject {
         if next < thread.pointee.run.dependencyCount {
             let dependency = Dependency.at(thread.pointee.run.dependencies, next)
             if dependency.pointee.object == me && dependency.pointee.word == word {
-                // seq_cst: the reader's half of `ReusableScope.run`'s Dekker pair (the scope was
-                // armed first); a plain load on x86.
-                let version = _writes.load(ordering: .sequentiallyConsistent)
-                dependency.pointee.keep(bit, version: version)
+                dependency.keep(bit, of: self, thread)
                 thread.pointee.run.cursor = next &+ 1
-                // A property outside the installed slots, or a write in flight, reshapes it.
-                thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: (bit & ~dependency.pointee.mask) | WriteWord.inFlight(version)))
                 tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: me, index: -1 &- next)
                 return true
             }
@@ -169,10 +162,7 @@ extension TrackedObject {
                 let dependency = Dependency.at(thread.pointee.run.dependencies, skipped &+ 1)
                 if dependency.pointee.object == me && dependency.pointee.word == word {
                     Dependency.at(thread.pointee.run.dependencies, skipped).pointee.read = 0
-                    let bit: UInt64 = 1 << UInt64(property & 63)
-                    let version = _writes.load(ordering: .sequentiallyConsistent)
-                    dependency.pointee.keep(bit, version: version)
-                    thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: (bit & ~dependency.pointee.mask) | WriteWord.inFlight(version)))
+                    dependency.keep(1 << UInt64(property & 63), of: self, thread)
                     thread.pointee.run.cursor = skipped &+ 2
                     let skips = thread.pointee.run.skipCount
                     if skips < Int(TRACKING_SKIPS_KEPT) {

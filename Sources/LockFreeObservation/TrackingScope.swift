@@ -68,7 +68,8 @@ enum TrackingScope {
         // Inside a reusable scope's run, its cursor does not apply to this scope's reads: it moves to
         // the run's sentinel, so the getters' inline keep needs no depth check
         // (`TrackedObject._keepReadInline`). (`_countOwnWrite` may then count writes in dependencies
-        // the run has not reached: harmless, their count is reset when the run keeps them.)
+        // the run has not reached: harmless, a dependency's count is read only with a write word
+        // the run loaded, and loading one resets it.)
         let savedCursor = thread.pointee.run.cursor
         let savedDependencyCount = thread.pointee.run.dependencyCount
         thread.pointee.run.cursor = savedDependencyCount
