@@ -7,7 +7,7 @@ uintptr_t tracking_no_dependencies[8] = {TRACKING_NO_OBJECT};
 
 // Each thread starts outside any run: its cursor at the sentinel.
 _Thread_local tracking_thread tracking_current __attribute__((tls_model("initial-exec"))) = {
-    .run = {.dependencies = tracking_no_dependencies},
+    .run = {.dependencies = tracking_no_dependencies, .cursor = tracking_no_dependencies},
 };
 
 void *tracking_scope_chunks = NULL;

@@ -13,8 +13,11 @@ import Synchronization
 /// (`TrackedObject._keepReadInline`).
 @usableFromInline @frozen
 struct Dependency {
-    /// The object, retained by the scope.
-    @usableFromInline var object: UnsafeMutableRawPointer
+    /// The object (retained by the scope) and the word: `object | word << 48` (`key(_:_:)`), so
+    /// that a getter matches both with one compare. (A user-space address has its top 16 bits
+    /// clear, and a word is below `TrackedObject.propertyLimit / 64`.) First in the layout: a
+    /// sentinel's key is 1 (`tracking_no_dependencies`).
+    @usableFromInline var key: UInt
     /// The properties the installed slots watch (bits of `word`).
     @usableFromInline var mask: UInt64
     /// The properties this run read; 0 until the run reads the object (or when it skipped it).
@@ -25,13 +28,12 @@ struct Dependency {
     /// and the slots stay installed, so a later write notifies it. Otherwise a version of an
     /// earlier run, with no write in flight (`ReusableScope.install` settles it), never compared.
     @usableFromInline var version: UInt64
-    @usableFromInline var word: UInt32
-    /// Writes of the object begun by the running thread since `version` was loaded (meaningful
-    /// only while it is the run's).
-    @usableFromInline var ownWrites: UInt32
     /// The slot, when the dependency has exactly one (`TrackingScope.forEachSlot`); `nil` when it
     /// has several, which are then found by scanning the object's slots.
     @usableFromInline var slot: UnsafeMutablePointer<Atomic<UInt64>>?
+    /// Writes of the object begun by the running thread since `version` was loaded (meaningful
+    /// only while it is the run's).
+    @usableFromInline var ownWrites: UInt32
     /// Whether the installed slots are straddling (see `TrackedObject._writes`).
     @usableFromInline var straddling: Bool
     /// What the run that just ended did with it (`ReusableScope.reconcile`).
@@ -47,10 +49,50 @@ struct Dependency {
         case dropped
     }
 
+    init(
+        object: UnsafeMutableRawPointer, mask: UInt64, read: UInt64, version: UInt64, word: UInt32, ownWrites: UInt32,
+        slot: UnsafeMutablePointer<Atomic<UInt64>>?, straddling: Bool
+    ) {
+        precondition(UInt(bitPattern: object) >> 48 == 0, "object address above 48 bits")
+        key = Self.key(object, word)
+        self.mask = mask
+        self.read = read
+        self.version = version
+        self.slot = slot
+        self.ownWrites = ownWrites
+        self.straddling = straddling
+    }
+
+    /// The object and word of a dependency, as one word (`key`).
+    @inlinable @inline(__always)
+    static func key(_ object: UnsafeMutableRawPointer, _ word: UInt32) -> UInt {
+        UInt(bitPattern: object) | UInt(truncatingIfNeeded: word) &<< 48
+    }
+
+    /// The object, retained by the scope.
+    var object: UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(bitPattern: key & (1 &<< 48 &- 1)).unsafelyUnwrapped
+    }
+
+    /// Which 64-property word of the object `mask` and `read` describe.
+    var word: UInt32 { UInt32(truncatingIfNeeded: key &>> 48) }
+
     /// Dependency `i` of the buffer the thread state points to.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func at(_ base: UnsafeMutableRawPointer?, _ i: Int) -> UnsafeMutablePointer<Dependency> {
         base.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self) + i
+    }
+
+    /// The dependency at `address` (a `tracking_run` cursor).
+    @inline(__always)
+    static func at(_ address: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<Dependency> {
+        address.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self)
+    }
+
+    /// The index of the dependency at `cursor` in the buffer at `base`.
+    @inline(__always)
+    static func index(_ cursor: UnsafeMutableRawPointer?, in base: UnsafeMutableRawPointer?) -> Int {
+        at(base).distance(to: at(cursor))
     }
 
     /// Whether `version` was loaded by this run: it read a property outside the installed slots,
@@ -90,7 +132,7 @@ extension UnsafeMutablePointer where Pointee == Dependency {
         _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
     ) -> Bool {
         let read = pointee.read
-        guard pointee.object == object, pointee.word == word, read != 0 else { return false }
+        guard pointee.key == Dependency.key(object, word), read != 0 else { return false }
         if read & bit == 0 {
             if bit & ~pointee.mask != 0 && !pointee.versionIsThisRuns {
                 // The run's first read the slots do not cover: from here the write word decides

@@ -77,7 +77,8 @@ public struct ReusableScope: Sendable, Hashable {
     /// The cursor of no run (`tracking_run`): the sentinel, nothing to keep.
     private static var noRun: tracking_run {
         tracking_run(
-            dependencies: tracking_no_dependencies_address(), cursor: 0, dependencyCount: 0, cursorDepth: 0, bitsRead: 0,
+            dependencies: tracking_no_dependencies_address(), cursor: tracking_no_dependencies_address(), dependencyCount: 0,
+            cursorDepth: 0, bitsRead: 0,
             reshaped: 0, skipCount: 0)
     }
 
@@ -115,13 +116,14 @@ public struct ReusableScope: Sendable, Hashable {
         // A nested run keeps nothing: its reads all go to the buffer.
         thread.pointee.run = outermost
             ? tracking_run(
-                dependencies: store.pointee.dependencies.base, cursor: 0, dependencyCount: store.pointee.count,
+                dependencies: store.pointee.dependencies.base, cursor: UnsafeMutableRawPointer(store.pointee.dependencies.base),
+                dependencyCount: store.pointee.count,
                 cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0)
             : Self.noRun
 
         func finish() {
             let run = thread.pointee.run
-            let kept = run.cursor
+            let kept = Dependency.index(run.cursor, in: run.dependencies)
             let reads = RunReads(bits: kept - run.skipCount + run.bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
             thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
             if Self.readAsBefore(reads, kept: kept, newEntries: thread.pointee.count - start, store) {

@@ -24,53 +24,56 @@ extension TrackedObject {
     /// The commonest tracked reads of a view that re-evaluates, inlined into the getter: the read
     /// the running reusable scope expects next (its last run read this object there) of an
     /// installed property, with no write in flight; and a further installed property of the
-    /// dependency just kept (a row reading a book's title, then its author). About eighteen
-    /// instructions: loads, and stores to the dependency (the property read) and the thread's
-    /// cursor, a C thread-local (which the optimiser knows no object or array shares). The same as
-    /// `_recordKeptAccess`, less the `seen` slot (a repeated read further on finds the dependency by
-    /// a search, once), the write word (the installed slots cover these reads: `Dependency.version`)
-    /// and the cases that change the slots. The write word is loaded with acquire by
-    /// `tracking_load_writes`, which the optimiser is told releases nothing: a Swift atomic load
-    /// here made it retain and release every object a loop reads, tracked or not (measured:
-    /// `untracked-read` 11 -> 61 instructions). Acquire suffices: `ReusableScope.arm` ends with a
-    /// seq_cst fence, the reader's half of the Dekker pair. Returns `false`, having changed
-    /// nothing, for any other read.
+    /// dependency just kept (a row reading a book's title, then its author). About a dozen
+    /// instructions on the first path: the cursor loaded, the dependency's key (object and word)
+    /// and mask compared, the write word tested, the property read stored and the cursor stepped:
+    /// stores only to the dependency and the thread's cursor, a C thread-local (which the optimiser
+    /// knows no object or array shares). The same as `_recordKeptAccess`, less the `seen` slot (a
+    /// repeated read further on finds the dependency by a search, once), the write word (the
+    /// installed slots cover these reads: `Dependency.version`) and the cases that change the
+    /// slots. The write word is tested with acquire by `tracking_write_in_flight`, which the
+    /// optimiser is told releases nothing: a Swift atomic load here made it retain and release
+    /// every object a loop reads, tracked or not (measured: `untracked-read` 11 -> 61
+    /// instructions). Acquire suffices: `ReusableScope.arm` ends with a seq_cst fence, the
+    /// reader's half of the Dekker pair. Returns `false`, having changed nothing, for any other
+    /// read.
     ///
     /// Outside the outermost reusable scope's run, and inside a scope nested in it, the dependency at
     /// the cursor is a sentinel and `dependencyCount` is 0 (see `tracking_run`; `TrackingScope.track`
     /// and a nested `ReusableScope.run` set them so): no depth or bounds check here.
     @inlinable @inline(__always)
     final func _keepReadInline(_ property: Int) -> Bool {
-        let cursor = tracking_current.run.cursor
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let word = UInt32(truncatingIfNeeded: property >> 6)
+        let key = Dependency.key(me, UInt32(truncatingIfNeeded: property >> 6))
         let bit: UInt64 = 1 &<< UInt64(property & 63)
         // Never null (a thread's state starts at the sentinel). (Not `Dependency.at`: through it the
         // getters grew, and `track-properties-fire/properties=8` took 880 instructions instead of 848.)
-        let dependencies = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.dependencies))
-        let next = dependencies.unsafelyUnwrapped + cursor
-        if next.pointee.object == me && next.pointee.word == word && next.pointee.mask & bit != 0 {
-            let writes = withUnsafePointer(to: _writes) {
-                tracking_load_writes(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
+        let next = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
+        if next.pointee.key == key && next.pointee.mask & bit != 0 {
+            let inFlight = withUnsafePointer(to: _writes) {
+                tracking_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
             }
-            guard WriteWord.inFlight(writes) == 0 else { return false }
+            guard !inFlight else { return false }
             // Covered by the installed slots: no version (see `Dependency.version`).
             next.pointee.read = bit
-            tracking_current.run.cursor = cursor &+ 1
+            tracking_current.run.cursor = UnsafeMutableRawPointer(next + 1)
             // The window between the write word and the caller's load of the value.
             _schedulePoint()
             return true
         }
         // The dependency just kept (read in this run: a skipped one is never last), or the one
         // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
-        // One unsigned compare checks 0 < cursor <= count.
-        let count = tracking_current.run.dependencyCount
-        guard UInt(bitPattern: cursor &- 1) < UInt(bitPattern: count) else { return false }
-        var last = dependencies.unsafelyUnwrapped + (cursor &- 1)
-        if last.pointee.object != me || last.pointee.word != word {
-            guard cursor >= 2 else { return false }
-            last = dependencies.unsafelyUnwrapped + (cursor &- 2)
-            guard last.pointee.object == me && last.pointee.word == word && last.pointee.read != 0 else { return false }
+        // The cursor is past a dependency of this run if it is not at the first and the count is
+        // not 0 (it is 0 outside the outermost run and in a scope nested in it; in the run the
+        // cursor stops at the sentinel).
+        // (Addresses compared as integers: an optional compare costs a null test more.)
+        let first = UInt(bitPattern: tracking_current.run.dependencies.unsafelyUnwrapped)
+        guard tracking_current.run.dependencyCount != 0 && UInt(bitPattern: next) != first else { return false }
+        var last = next - 1
+        if last.pointee.key != key {
+            guard UInt(bitPattern: last) != first else { return false }
+            last = next - 2
+            guard last.pointee.key == key && last.pointee.read != 0 else { return false }
         }
         guard last.pointee.mask & bit != 0 else { return false }
         let read = last.pointee.read
@@ -89,21 +92,21 @@ extension TrackedObject {
     /// read.
     @inline(__always)
     final func _recordKeptAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
-        let next = thread.pointee.run.cursor
+        let next = Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 << UInt64(property & 63)
         if next < thread.pointee.run.dependencyCount {
-            let dependency = Dependency.at(thread.pointee.run.dependencies, next)
-            if dependency.pointee.object == me && dependency.pointee.word == word {
+            let dependency = Dependency.at(thread.pointee.run.cursor)
+            if dependency.pointee.key == Dependency.key(me, word) {
                 dependency.keep(bit, of: self, thread)
-                thread.pointee.run.cursor = next &+ 1
+                thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
                 tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: me, index: -1 &- next)
                 return true
             }
         }
         guard next > 0 else { return false }
-        return Dependency.at(thread.pointee.run.dependencies, next &- 1).readAgain(me, word, bit, thread)
+        return (Dependency.at(thread.pointee.run.cursor) - 1).readAgain(me, word, bit, thread)
     }
 
     /// A read that the getter did not keep inline. A repeated read finds its entry (or kept
@@ -138,8 +141,10 @@ extension TrackedObject {
                         return
                     }
                 }
-            } else if cursorActive && -1 &- index < thread.pointee.run.cursor {
-                if Dependency.at(thread.pointee.run.dependencies, -1 &- index).readAgain(me, word, bit, thread) { return }
+            } else if cursorActive {
+                let dependency = Dependency.at(thread.pointee.run.dependencies, -1 &- index)
+                if UInt(bitPattern: dependency) < UInt(bitPattern: thread.pointee.run.cursor.unsafelyUnwrapped)
+                    && dependency.readAgain(me, word, bit, thread) { return }
             }
         }
         if cursorActive && _recordKeptAccess(property, thread) { return }
@@ -157,13 +162,13 @@ extension TrackedObject {
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
         if cursorActive {
-            let skipped = thread.pointee.run.cursor
+            let skipped = Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
             if skipped &+ 1 < thread.pointee.run.dependencyCount {
-                let dependency = Dependency.at(thread.pointee.run.dependencies, skipped &+ 1)
-                if dependency.pointee.object == me && dependency.pointee.word == word {
-                    Dependency.at(thread.pointee.run.dependencies, skipped).pointee.read = 0
+                let dependency = Dependency.at(thread.pointee.run.cursor) + 1
+                if dependency.pointee.key == Dependency.key(me, word) {
+                    (dependency - 1).pointee.read = 0
                     dependency.keep(1 << UInt64(property & 63), of: self, thread)
-                    thread.pointee.run.cursor = skipped &+ 2
+                    thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
                     let skips = thread.pointee.run.skipCount
                     if skips < Int(TRACKING_SKIPS_KEPT) {
                         withUnsafeMutableBytes(of: &thread.pointee.skips) { $0.storeBytes(of: skipped, toByteOffset: skips * 8, as: Int.self) }
@@ -186,7 +191,9 @@ extension TrackedObject {
             to: tracking_entry(
                 object: Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63), version: writes,
                 word: word, ownWrites: 0, previous: Int32(truncatingIfNeeded: previous),
-                position: Int32(truncatingIfNeeded: cursorActive ? thread.pointee.run.cursor : 0), dependency: -1))
+                position: Int32(truncatingIfNeeded: cursorActive
+                    ? Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
+                dependency: -1))
         thread.pointee.count = index &+ 1
         tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: index)
         _schedulePoint()
@@ -205,7 +212,7 @@ extension TrackedObject {
         let bit: UInt64 = 1 << UInt64(property & 63)
         let lately = 8
         if cursorActive {
-            let cursor = thread.pointee.run.cursor
+            let cursor = Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
             var i = cursor &- 1
             while i >= max(0, cursor &- lately) {
                 if Dependency.at(thread.pointee.run.dependencies, i).readAgain(me, word, bit, thread) {

@@ -113,7 +113,7 @@ extension TrackedObject {
         }
         // The running reusable scope's kept dependencies read so far.
         if thread.pointee.run.cursorDepth != 0 {
-            for i in 0..<thread.pointee.run.cursor {
+            for i in 0..<Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) {
                 let dependency = Dependency.at(thread.pointee.run.dependencies, i)
                 if dependency.pointee.object == me && dependency.pointee.read != 0 { dependency.pointee.ownWrites &+= 1 }
             }

@@ -1,3 +1,5 @@
+import CTrackingSupport
+
 /// The layout of `TrackedObject._writes`; the invariants are documented there.
 @usableFromInline
 enum WriteWord {
@@ -8,7 +10,7 @@ enum WriteWord {
     /// One begun write, as counted in the `begun` field.
     @inlinable static var begunUnit: UInt64 { 1 << 25 }
     @inlinable static var straddled: UInt64 { 1 << 24 }
-    @inlinable static var inFlightMask: UInt64 { 0xFF_FFFF }
+    @inlinable static var inFlightMask: UInt64 { TRACKING_IN_FLIGHT_MASK }  // 0xFF_FFFF, shared with C
 
     @inlinable static func inFlight(_ word: UInt64) -> UInt64 { word & inFlightMask }
 

@@ -32,14 +32,15 @@ typedef struct tracking_seen {
 /// The running reusable scope's cursor over its previous dependencies (`ReusableScope.run`), in
 /// one struct so that a run saves and restores it as one value.
 ///
-/// The dependency at `cursor` is always readable and is a real one only while `cursor <
-/// dependencyCount`: the run's buffer ends with a sentinel dependency, a scope nested in the run
-/// moves `cursor` to it (and `dependencyCount` to 0) until it ends, and outside a run
-/// `dependencies` is `tracking_no_dependencies`, `cursor` 0. So a getter's inline keep compares the
-/// dependency at the cursor with no bounds check.
+/// The dependency at `cursor` is always readable and is a real one only while it is before
+/// `dependencies + dependencyCount`: the run's buffer ends with a sentinel dependency, a scope
+/// nested in the run moves `cursor` to it (and `dependencyCount` to 0) until it ends, and outside
+/// a run `dependencies` and `cursor` are `tracking_no_dependencies`. So a getter's inline keep
+/// compares the dependency at the cursor with no bounds check. The cursor is an address, not an
+/// index: the getter reaches the dependency with one load and steps it with one add.
 typedef struct tracking_run {
     void *dependencies;       ///< The running reusable scope's previous dependencies, or `tracking_no_dependencies`.
-    intptr_t cursor;          ///< The next of them a read is expected to match.
+    void *cursor;             ///< The next of them a read is expected to match (`Dependency.index`).
     intptr_t dependencyCount; ///< How many there are (0 outside the outermost reusable scope's run).
     intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
     intptr_t bitsRead;        ///< Properties the run has read of its kept dependencies beyond one per dependency kept.
@@ -63,12 +64,15 @@ typedef struct tracking_thread {
     tracking_seen seen[TRACKING_SEEN_COUNT];
 } tracking_thread;
 
-/// A sentinel `Dependency` (its layout's first word, the object, is 1: no object's address; the rest
-/// zero), where `tracking_run.dependencies` points outside a reusable scope's run.
+/// A sentinel `Dependency` (its layout's first word, the key, is 1: no object's address; the rest
+/// zero), where `tracking_run.dependencies` and `cursor` point outside a reusable scope's run.
 extern uintptr_t tracking_no_dependencies[8];
 
 /// The address no object has, that a sentinel dependency holds (`tracking_no_dependencies`).
 #define TRACKING_NO_OBJECT ((uintptr_t)1)
+
+/// The writes in flight in an object's write word (`WriteWord.inFlightMask`).
+#define TRACKING_IN_FLIGHT_MASK 0xFFFFFFULL
 
 static inline __attribute__((always_inline)) void *tracking_no_dependencies_address(void) {
     return tracking_no_dependencies;
@@ -84,12 +88,13 @@ static inline __attribute__((always_inline)) tracking_thread *tracking_thread_st
     return &tracking_current;
 }
 
-/// An acquire load of an object's write word (`TrackedObject._writes`), for the read a getter keeps
-/// inline. Swift's optimiser takes its own atomic loads for writes that may release anything, and
-/// would retain the object a loop reads around each; this one it is told releases nothing.
+/// Whether an object's write word (`TrackedObject._writes`) counts a write in flight
+/// (`WriteWord.inFlightMask`), loaded with acquire: for the read a getter keeps inline. Swift's
+/// optimiser takes its own atomic loads for writes that may release anything, and would retain the
+/// object a loop reads around each; this one it is told releases nothing. One test of memory.
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-uint64_t tracking_load_writes(const uint64_t *word) {
-    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+_Bool tracking_write_in_flight(const uint64_t *word) {
+    return (__atomic_load_n(word, __ATOMIC_ACQUIRE) & TRACKING_IN_FLIGHT_MASK) != 0;
 }
 
 /// The `seen` slot for `object`.
