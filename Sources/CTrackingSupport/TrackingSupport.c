@@ -3,11 +3,18 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-uintptr_t tracking_no_dependencies[8] = {TRACKING_NO_OBJECT};
+// Every word before the sentinel is 1, so that each leading sentinel's key is, whatever a
+// dependency's stride (at most 64 bytes).
+uintptr_t tracking_no_dependencies_region[TRACKING_NO_DEPENDENCIES_WORDS] = {
+    [0 ... TRACKING_NO_DEPENDENCIES_OFFSET] = TRACKING_NO_OBJECT,
+};
 
 // Each thread starts outside any run: its cursor at the sentinel.
 _Thread_local tracking_thread tracking_current __attribute__((tls_model("initial-exec"))) = {
-    .run = {.dependencies = tracking_no_dependencies, .cursor = tracking_no_dependencies},
+    .run = {
+        .dependencies = &tracking_no_dependencies_region[TRACKING_NO_DEPENDENCIES_OFFSET],
+        .cursor = &tracking_no_dependencies_region[TRACKING_NO_DEPENDENCIES_OFFSET],
+    },
 };
 
 void *tracking_scope_chunks = NULL;

@@ -16,7 +16,7 @@ struct Dependency {
     /// The object (retained by the scope) and the word: `object | word << 48` (`key(_:_:)`), so
     /// that a getter matches both with one compare. (A user-space address has its top 16 bits
     /// clear, and a word is below `TrackedObject.propertyLimit / 64`.) First in the layout: a
-    /// sentinel's key is 1 (`tracking_no_dependencies`).
+    /// sentinel's key is 1 (`tracking_no_dependencies_address()`).
     @usableFromInline var key: UInt
     /// The properties the installed slots watch (bits of `word`).
     @usableFromInline var mask: UInt64
@@ -131,18 +131,19 @@ extension UnsafeMutablePointer where Pointee == Dependency {
     func readAgain(
         _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
     ) -> Bool {
+        guard pointee.key == Dependency.key(object, word) else { return false }
         let read = pointee.read
-        guard pointee.key == Dependency.key(object, word), read != 0 else { return false }
-        if read & bit == 0 {
-            if bit & ~pointee.mask != 0 && !pointee.versionIsThisRuns {
-                // The run's first read the slots do not cover: from here the write word decides
-                // whether the reinstall missed a change (`Dependency.version`).
-                Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { loadVersion(of: $0, thread) }
-            }
-            pointee.read = read | bit
-            thread.pointee.run.bitsRead &+= 1
-            thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
+        // A property read before in this run (the commonest repeated read) is counted already.
+        if read & bit != 0 { return true }
+        guard read != 0 else { return false }
+        if bit & ~pointee.mask != 0 && !pointee.versionIsThisRuns {
+            // The run's first read the slots do not cover: from here the write word decides
+            // whether the reinstall missed a change (`Dependency.version`).
+            Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { loadVersion(of: $0, thread) }
         }
+        pointee.read = read | bit
+        thread.pointee.run.bitsRead &+= 1
+        thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
         return true
     }
 }
@@ -150,16 +151,32 @@ extension UnsafeMutablePointer where Pointee == Dependency {
 /// A growable buffer of dependencies. It starts in a few slots set aside for its record
 /// (`DependencyStore.inlineCapacity`), so a view that reads a few objects allocates nothing, and
 /// grows into an allocation kept by the record for its later scopes.
+///
+/// Two sentinels precede `base` (`leadingSentinels`): a getter looks at the two dependencies before
+/// the cursor with no bounds check (`TrackedObject._keepReadInline`), and finds no object there
+/// when the cursor is at the first.
 struct DependencyBuffer {
     var base: UnsafeMutablePointer<Dependency>
     var capacity: Int
-    /// The record's own slots, which are never freed.
+    /// The record's own slots (after their leading sentinels), which are never freed.
     let inline: UnsafeMutablePointer<Dependency>
 
-    init(inline: UnsafeMutablePointer<Dependency>, capacity: Int) {
-        self.inline = inline
+    /// Sentinels before the first dependency of every buffer, and of `tracking_no_dependencies_address()`.
+    static let leadingSentinels = 2
+
+    /// `region`: room for `leadingSentinels + capacity` dependencies.
+    init(inline region: UnsafeMutablePointer<Dependency>, capacity: Int) {
+        inline = Self.startAfterSentinels(region)
         base = inline
         self.capacity = capacity
+    }
+
+    /// Writes the leading sentinels at the start of `region`, and returns where the dependencies go.
+    private static func startAfterSentinels(_ region: UnsafeMutablePointer<Dependency>) -> UnsafeMutablePointer<Dependency> {
+        for i in 0..<leadingSentinels {
+            UnsafeMutableRawPointer(region + i).storeBytes(of: UInt(TRACKING_NO_OBJECT), as: UInt.self)
+        }
+        return region + leadingSentinels
     }
 
     /// Writes the sentinel after the `count` dependencies a run's cursor walks (see `tracking_run`).
@@ -175,8 +192,8 @@ struct DependencyBuffer {
     mutating func reserve(_ count: Int, exactly: Bool = false) {
         guard count > capacity else { return }
         let grown = exactly ? count : max(count + count / 4 + 8, 2 * capacity)
-        if base != inline { base.deallocate() }
-        base = .allocate(capacity: grown)
+        if base != inline { (base - Self.leadingSentinels).deallocate() }
+        base = Self.startAfterSentinels(.allocate(capacity: Self.leadingSentinels + grown))
         capacity = grown
     }
 
@@ -184,7 +201,7 @@ struct DependencyBuffer {
     /// a large allocation for ever.
     mutating func shrink(above limit: Int) {
         guard capacity > limit, base != inline else { return }
-        base.deallocate()
+        (base - Self.leadingSentinels).deallocate()
         base = inline
         capacity = DependencyStore.inlineCapacity
     }
@@ -210,8 +227,13 @@ struct DependencyStore {
     /// Dependencies each buffer holds without allocating: two, and the sentinel after them.
     static let inlineCapacity = 3
 
+    /// The record's own slots for both buffers, with their leading sentinels.
+    static let inlineRegion = 2 * (DependencyBuffer.leadingSentinels + inlineCapacity)
+
+    /// `inline`: room for `inlineRegion` dependencies.
     init(inline: UnsafeMutablePointer<Dependency>) {
         dependencies = DependencyBuffer(inline: inline, capacity: Self.inlineCapacity)
-        spare = DependencyBuffer(inline: inline + Self.inlineCapacity, capacity: Self.inlineCapacity)
+        spare = DependencyBuffer(
+            inline: inline + DependencyBuffer.leadingSentinels + Self.inlineCapacity, capacity: Self.inlineCapacity)
     }
 }

@@ -63,15 +63,12 @@ extension TrackedObject {
         }
         // The dependency just kept (read in this run: a skipped one is never last), or the one
         // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
-        // The cursor is past a dependency of this run if it is not at the first and the count is
-        // not 0 (it is 0 outside the outermost run and in a scope nested in it; in the run the
-        // cursor stops at the sentinel).
-        // (Addresses compared as integers: an optional compare costs a null test more.)
-        let first = UInt(bitPattern: tracking_current.run.dependencies.unsafelyUnwrapped)
-        guard tracking_current.run.dependencyCount != 0 && UInt(bitPattern: next) != first else { return false }
+        // Both are readable with no bounds check: two sentinels precede every buffer
+        // (`DependencyBuffer.leadingSentinels`). Only in the cursor's scope: the count is 0 outside
+        // the outermost run and in a scope nested in it (whose cursor is past the run's own).
+        guard tracking_current.run.dependencyCount != 0 else { return false }
         var last = next - 1
         if last.pointee.key != key {
-            guard UInt(bitPattern: last) != first else { return false }
             last = next - 2
             guard last.pointee.key == key && last.pointee.read != 0 else { return false }
         }

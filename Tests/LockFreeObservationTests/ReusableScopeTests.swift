@@ -1,3 +1,4 @@
+import CTrackingSupport
 import Glibc
 import Synchronization
 import Testing
@@ -122,6 +123,38 @@ extension RegistrarTests {
             rows[7].write(2, 1)
             #expect(observer.count == 1)
             scope.cancel()
+        }
+
+        /// The getters' inline keep reads the two dependencies before the cursor with no bounds
+        /// check (`_keepReadInline`): each buffer a scope's cursor walks, inline or grown, and the
+        /// state of no run, has two sentinels before its first dependency, whose key no read has.
+        /// (Without them the getter would compare whatever lies before a buffer: another record's
+        /// dependencies, or the allocator's.)
+        @Test func everyBufferACursorWalksHasTwoSentinelsBeforeIt() {
+            func sentinelsBefore(_ base: UnsafeMutableRawPointer) -> [UInt] {
+                let first = base.assumingMemoryBound(to: Dependency.self)
+                return [(first - 1).pointee.key, (first - 2).pointee.key]
+            }
+            let none = [UInt(TRACKING_NO_OBJECT), UInt(TRACKING_NO_OBJECT)]
+            #expect(sentinelsBefore(tracking_no_dependencies_address()) == none)
+            let rows = (0..<300).map { _ in Row() }
+            let scope = ReusableScope(notifying: CountingObserver())
+            let store = ScopeTable.store(scope.record)
+            let inline = [store.pointee.dependencies.inline, store.pointee.spare.inline]
+            var grown = false
+            // Inline (one row), grown (300: both buffers), then shrunk when cancelled (above 256).
+            for count in [1, 1, 300, 300, 1, 300] {
+                _ = scope.run { rows.prefix(count).reduce(0) { $0 + $1.read(1) } }
+                #expect(scope.dependencyCount == count)
+                let base = store.pointee.dependencies.base
+                grown = grown || !inline.contains(base)
+                #expect(sentinelsBefore(UnsafeMutableRawPointer(base)) == none)
+                #expect(sentinelsBefore(UnsafeMutableRawPointer(store.pointee.spare.base)) == none)
+            }
+            #expect(grown)
+            scope.cancel()
+            #expect(store.pointee.dependencies.base == store.pointee.dependencies.inline)
+            #expect(sentinelsBefore(UnsafeMutableRawPointer(store.pointee.dependencies.base)) == none)
         }
 
         @Test func aDroppedDependencyNoLongerNotifiesAndANewOneDoes() {

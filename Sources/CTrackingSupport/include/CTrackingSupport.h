@@ -35,11 +35,11 @@ typedef struct tracking_seen {
 /// The dependency at `cursor` is always readable and is a real one only while it is before
 /// `dependencies + dependencyCount`: the run's buffer ends with a sentinel dependency, a scope
 /// nested in the run moves `cursor` to it (and `dependencyCount` to 0) until it ends, and outside
-/// a run `dependencies` and `cursor` are `tracking_no_dependencies`. So a getter's inline keep
+/// a run `dependencies` and `cursor` are `tracking_no_dependencies_address()`. So a getter's inline keep
 /// compares the dependency at the cursor with no bounds check. The cursor is an address, not an
 /// index: the getter reaches the dependency with one load and steps it with one add.
 typedef struct tracking_run {
-    void *dependencies;       ///< The running reusable scope's previous dependencies, or `tracking_no_dependencies`.
+    void *dependencies;       ///< The running reusable scope's previous dependencies, or `tracking_no_dependencies_address()`.
     void *cursor;             ///< The next of them a read is expected to match (`Dependency.index`).
     intptr_t dependencyCount; ///< How many there are (0 outside the outermost reusable scope's run).
     intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
@@ -65,17 +65,21 @@ typedef struct tracking_thread {
 } tracking_thread;
 
 /// A sentinel `Dependency` (its layout's first word, the key, is 1: no object's address; the rest
-/// zero), where `tracking_run.dependencies` and `cursor` point outside a reusable scope's run.
-extern uintptr_t tracking_no_dependencies[8];
+/// zero), where `tracking_run.dependencies` and `cursor` point outside a reusable scope's run,
+/// after two leading sentinels as every dependency buffer has (`DependencyBuffer`): 16 words of 1
+/// (two dependencies of at most 64 bytes), then the sentinel's 8 words.
+#define TRACKING_NO_DEPENDENCIES_OFFSET 16
+#define TRACKING_NO_DEPENDENCIES_WORDS 24
+extern uintptr_t tracking_no_dependencies_region[TRACKING_NO_DEPENDENCIES_WORDS];
 
-/// The address no object has, that a sentinel dependency holds (`tracking_no_dependencies`).
+/// The address no object has, that a sentinel dependency holds (`tracking_no_dependencies_address()`).
 #define TRACKING_NO_OBJECT ((uintptr_t)1)
 
 /// The writes in flight in an object's write word (`WriteWord.inFlightMask`).
 #define TRACKING_IN_FLIGHT_MASK 0xFFFFFFULL
 
 static inline __attribute__((always_inline)) void *tracking_no_dependencies_address(void) {
-    return tracking_no_dependencies;
+    return &tracking_no_dependencies_region[TRACKING_NO_DEPENDENCIES_OFFSET];
 }
 
 /// The calling thread's state. Swift reads `tracking_current.depth` directly (an inlined TLS load,
