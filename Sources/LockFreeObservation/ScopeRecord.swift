@@ -28,7 +28,12 @@ struct ScopeRecord: ~Copyable {
     // a thread that won a transition out of `armed` (acquire), and cleared by the recycler, which
     // saw in-flight reach 0 (acquire-release) before pushing the record back (release).
     @usableFromInline var onChange: (@Sendable () -> Void)?
+    /// Holds the observer for the record's incarnation (released when it is recycled).
     @usableFromInline var observer: (any ChangeObserver)?
+    /// The observer again, unretained, and its type: the callback calls it through them
+    /// (`callBack()`), with no retain and release around the call.
+    var observerObject: UnsafeMutableRawPointer?
+    var observerType: (any ChangeObserver.Type)?
     /// One of `ScopeKind`'s raw values. Atomic (relaxed), unlike the rest of the payload: a mutation
     /// reads it in `TrackingScope.claimCallback` *before* its compare-and-swap decides whether it
     /// wins, from a slot that may be stale while another thread re-arms the recycled record. The
@@ -51,8 +56,51 @@ struct ScopeRecord: ~Copyable {
         watchedSlots = Atomic(0)
         onChange = nil
         observer = nil
+        observerObject = nil
+        observerType = nil
         kind = Atomic(0)
         runner = Atomic(0)
+    }
+}
+
+extension ScopeRecord {
+    /// Sets the payload a new incarnation calls.
+    mutating func setCallback(_ callback: TrackingScope.Callback) {
+        switch callback {
+        case .closure(let body):
+            onChange = body
+        case .observer(let observer):
+            self.observer = observer
+            observerObject = Unmanaged<AnyObject>.passUnretained(observer).toOpaque()
+            observerType = type(of: observer)
+        }
+    }
+
+    /// Releases the payload (the recycler).
+    mutating func clearCallback() {
+        onChange = nil
+        observerObject = nil
+        observerType = nil
+        observer = nil
+    }
+
+    /// Calls the observer or the closure. The observer is called unretained: the record holds it
+    /// until it is recycled, and recycling waits for the callbacks in flight, this one included
+    /// (`ScopeState.oneInFlight`). (Called through `observer`, the optimiser retained and released
+    /// it around the call: it cannot know that the call leaves the record alone.)
+    func callBack() {
+        if let type = observerType {
+            type._observedValueWillChange(at: observerObject.unsafelyUnwrapped)
+        } else {
+            onChange?()
+        }
+    }
+}
+
+extension ChangeObserver {
+    /// Calls `observedValueWillChange()` on the observer at `object`, which the caller keeps alive.
+    static func _observedValueWillChange(at object: UnsafeMutableRawPointer) {
+        Unmanaged<Self>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.observedValueWillChange() }
     }
 }
 

@@ -112,13 +112,12 @@ final class ScopeTable: @unchecked Sendable {
     /// Returns a record whose in-flight count reached 0 in phase closing to the free list, as
     /// `free(generation + 1)`; a record whose next generation would reach
     /// `ScopeState.generationLimit` is retired instead (left free, never handed out again), so that
-    /// the generation a slot stores stays exact. One record of 64 bytes retires per 8M scopes it
+    /// the generation a slot stores stays exact. One record (under 100 bytes) retires per 8M scopes it
     /// served; the 16M-record table would take 10^14 scopes to fill with retired records.
     @usableFromInline
     func recycle(_ index: UInt32, from state: ScopeState) {
         let rec = Self.record(index)
-        rec.pointee.onChange = nil
-        rec.pointee.observer = nil
+        rec.pointee.clearCallback()
         let recycled = state.recycled
         recycled._checkInvariants()
         // Relaxed: the releasing push below publishes it; a retired record is published by nothing

@@ -148,10 +148,7 @@ enum TrackingScope {
         let table = ScopeTable.shared
         let (index, free) = table.acquire()
         let record = ScopeTable.record(index)
-        switch callback {
-        case .closure(let body): record.pointee.onChange = body
-        case .observer(let observer): record.pointee.observer = observer
-        }
+        record.pointee.setCallback(callback)
         record.pointee.kind.store((continuous ? ScopeKind.continuous : .oneShot).rawValue, ordering: .relaxed)
         let generation = free.generation
         var slots: UInt64 = 0
@@ -291,10 +288,8 @@ enum TrackingScope {
             || ScopeState(raw: record.pointee.state.load(ordering: .acquiring)).isArmed
         if !starts {
             // Dropped: no callback.
-        } else if let observer = record.pointee.observer {
-            observer.observedValueWillChange()
-        } else if let onChange = record.pointee.onChange {
-            onChange()
+        } else {
+            record.pointee.callBack()
         }
         // Acquire-release: the recycler must see every callback's reads of the payload done.
         let after = ScopeState(

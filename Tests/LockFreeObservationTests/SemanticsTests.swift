@@ -313,6 +313,54 @@ extension RegistrarTests {
             #expect(released.value == 1)
         }
 
+        /// The registrar calls an observer or a closure without a reference of its own
+        /// (`ScopeRecord.callBack`): the scope's record holds it until the callback has returned,
+        /// even when the callback cancels its scope and drops the last reference outside it. (A
+        /// record recycled before its callback returned fails the observer half, tried; the closure
+        /// half only in an optimised build: a debug build copies the closure to call it.)
+        @Test func aCallbackThatCancelsItsScopeAndDropsItselfFinishesBeforeItIsReleased() {
+            final class Log: @unchecked Sendable {  // one thread: the test's
+                var events: [String] = []
+                var token = TrackingToken.inert
+                var observer: AnyObject?
+            }
+            final class Dropping: ChangeObserver, @unchecked Sendable {
+                let log: Log
+                init(_ log: Log) { self.log = log }
+                deinit { log.events.append("deinit") }
+                func observedValueWillChange() {
+                    log.events.append("start")
+                    _ = log.token.cancel()
+                    log.observer = nil  // the record's is now the only reference
+                    log.events.append("end")
+                }
+            }
+            final class Captured: Sendable {
+                let log: Log
+                init(_ log: Log) { self.log = log }
+                deinit { log.events.append("deinit") }
+            }
+            let model = Counters()
+            let byObserver = Log()
+            do {
+                let observer = Dropping(byObserver)
+                byObserver.observer = observer
+                byObserver.token = observeChanges({ _ = model.count }, notifying: observer)
+            }
+            let byClosure = Log()
+            do {
+                let captured = Captured(byClosure)
+                byClosure.token = observeChanges({ _ = model.count }) {
+                    captured.log.events.append("start")
+                    _ = captured.log.token.cancel()
+                    captured.log.events.append("end")
+                }
+            }
+            model.count += 1
+            #expect(byObserver.events == ["start", "end", "deinit"])
+            #expect(byClosure.events == ["start", "end", "deinit"])
+        }
+
         // 3.10
         @Test func trackingIsPerThread() {
             let model = Counters()
