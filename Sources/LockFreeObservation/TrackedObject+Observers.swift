@@ -108,6 +108,8 @@ extension TrackedObject {
         guard let first = SlotBlock(address: _slots.load(ordering: .sequentiallyConsistent)) else { return }
         let thread = tracking_thread_state()!
         let pendingStart = thread.pointee.pendingCount
+        // The first scope claimed waits here, the others in the thread's pending list.
+        var firstClaimed: UInt32? = nil
         var firstFreed = Int.max
         var position = 0
         var block: SlotBlock? = first
@@ -135,9 +137,13 @@ extension TrackedObject {
                 guard state.isArmed, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
                 else { continue }
                 if TrackingScope.claimCallback(record, &state) {
-                    if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
-                    thread.pointee.pending[thread.pointee.pendingCount] = content.record
-                    thread.pointee.pendingCount += 1
+                    if firstClaimed == nil {
+                        firstClaimed = content.record
+                    } else {
+                        if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
+                        thread.pointee.pending[thread.pointee.pendingCount] = content.record
+                        thread.pointee.pendingCount += 1
+                    }
                 }
                 if !content.isHeld(in: state) {
                     // A closed one-shot scope's slot is emptied.
@@ -158,7 +164,10 @@ extension TrackedObject {
             first.hint.pointee.store(firstFreed, ordering: .relaxed)
         }
 
-        // Run the callbacks claimed above. A callback may mutate again, which appends above our range.
+        // Run the callbacks claimed above, in the order claimed. A callback may mutate again, which
+        // appends above our range.
+        guard let firstClaimed else { return }
+        TrackingScope.runCallback(of: firstClaimed)
         var i = pendingStart
         while i < thread.pointee.pendingCount {
             TrackingScope.runCallback(of: thread.pointee.pending[i])
