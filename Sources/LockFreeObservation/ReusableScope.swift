@@ -520,7 +520,7 @@ public struct ReusableScope: Sendable, Hashable {
         from start: Int, to end: Int
     ) -> Int? {
         let seen = tracking_seen_slot(thread, object).unsafelyUnwrapped.pointee
-        guard seen.object == object, seen.index >= start, seen.index < end else { return nil }
+        guard seen.object == UInt(bitPattern: object), seen.index >= start, seen.index < end else { return nil }
         let entries = thread.pointee.entries.unsafelyUnwrapped
         var i = seen.index
         while i >= start {

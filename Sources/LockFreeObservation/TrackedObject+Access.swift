@@ -98,7 +98,7 @@ extension TrackedObject {
             if dependency.pointee.key == Dependency.key(me, word) {
                 dependency.keep(bit, of: self, thread)
                 thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
-                tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: me, index: -1 &- next)
+                tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: UInt(bitPattern: me), index: -1 &- next)
                 return true
             }
         }
@@ -122,14 +122,15 @@ extension TrackedObject {
         let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
         // Addresses compared as integers: an optional compare costs a null test more.
         let address = UInt(bitPattern: me)
-        if UInt(bitPattern: seen.pointee.object) == address {
+        if seen.pointee.object == address {
             let index = seen.pointee.index
             if index >= 0 {
                 // One unsigned compare checks scopeStart <= index < count.
                 let start = thread.pointee.scopeStart
                 if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start) {
                     let entry = thread.pointee.entries.unsafelyUnwrapped + index
-                    if UInt(bitPattern: entry.pointee.object) == address {
+                    // (Never null in the scope's range.)
+                    if UInt(bitPattern: entry.pointee.object.unsafelyUnwrapped) == address {
                         if entry.pointee.word == word {
                             entry.pointee.mask |= bit
                             return
@@ -171,7 +172,7 @@ extension TrackedObject {
                         withUnsafeMutableBytes(of: &thread.pointee.skips) { $0.storeBytes(of: skipped, toByteOffset: skips * 8, as: Int.self) }
                     }
                     thread.pointee.run.skipCount = skips &+ 1
-                    tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -2 &- skipped)
+                    tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: -2 &- skipped)
                     return
                 }
             }
@@ -192,7 +193,7 @@ extension TrackedObject {
                     ? Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
                 dependency: -1))
         thread.pointee.count = index &+ 1
-        tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: index)
+        tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: index)
         _schedulePoint()
     }
 
@@ -213,7 +214,7 @@ extension TrackedObject {
             var i = cursor &- 1
             while i >= max(0, cursor &- lately) {
                 if Dependency.at(thread.pointee.run.dependencies, i).readAgain(me, word, bit, thread) {
-                    tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: -1 &- i)
+                    tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: -1 &- i)
                     return true
                 }
                 i &-= 1
@@ -224,7 +225,7 @@ extension TrackedObject {
         while i >= max(start, thread.pointee.count &- lately) {
             let entry = thread.pointee.entries.unsafelyUnwrapped + i
             if entry.pointee.object == me {
-                tracking_seen_slot(thread, me).pointee = tracking_seen(object: me, index: i)
+                tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: i)
                 if entry.pointee.word == word {
                     entry.pointee.mask |= bit
                 } else {

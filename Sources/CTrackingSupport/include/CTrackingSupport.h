@@ -22,7 +22,7 @@ typedef struct tracking_entry {
 /// Where this thread last recorded an object: a guess, checked against the buffer before use, so
 /// that a repeated read finds its entry without writing to the object. Direct-mapped by address.
 typedef struct tracking_seen {
-    void *object;
+    uintptr_t object;    ///< The object's address (an integer: Swift compares it with no null test), or 0.
     intptr_t index;      ///< An entry index (>= 0), or -1 - i for kept dependency i of the running reusable scope.
 } tracking_seen;
 
