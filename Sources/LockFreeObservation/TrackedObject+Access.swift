@@ -106,13 +106,41 @@ extension TrackedObject {
         return (Dependency.at(thread.pointee.run.cursor) - 1).readAgain(me, word, bit, thread)
     }
 
-    /// A read that the getter did not keep inline. A repeated read finds its entry (or kept
-    /// dependency) through the thread's `seen` table: in a run, the commonest reads that reach here
-    /// are of a dependency kept earlier than the last two (a body reading its objects in turn) and,
-    /// while the dependencies change, of an object the last run did not read (a new entry). Then,
-    /// in a reusable scope's run, the kept reads the getter declined; anything else goes to
-    /// `_appendAccess` (out of line, so these need no stack frame). Nothing here writes to the
-    /// object.
+    /// A repeated read that `seen` finds and that adds nothing new: a property already recorded
+    /// in this scope's entry for the object, or read before in this run of a dependency kept
+    /// earlier than the last two (a body reading its objects in turn). Few registers and no call,
+    /// so the caller needs no stack frame for it. Returns `false`, having changed nothing, for
+    /// any other read.
+    @inline(__always)
+    final func _recordRepeatedAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
+        // Addresses compared as integers: an optional compare costs a null test more.
+        let me = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+        let seen = tracking_seen_slot(thread, UnsafeRawPointer(bitPattern: me)).unsafelyUnwrapped
+        guard seen.pointee.object == me else { return false }
+        let index = seen.pointee.index
+        let word = UInt32(truncatingIfNeeded: property >> 6)
+        let bit: UInt64 = 1 << UInt64(property & 63)
+        // One unsigned compare checks scopeStart <= index < count.
+        let start = thread.pointee.scopeStart
+        if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start) {
+            let entry = thread.pointee.entries.unsafelyUnwrapped + index
+            // (Never null in the scope's range.)
+            guard UInt(bitPattern: entry.pointee.object.unsafelyUnwrapped) == me && entry.pointee.word == word
+            else { return false }
+            entry.pointee.mask |= bit
+            return true
+        }
+        guard index < 0 && thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
+        let dependency = Dependency.at(thread.pointee.run.dependencies, -1 &- index)
+        return UInt(bitPattern: dependency) < UInt(bitPattern: thread.pointee.run.cursor.unsafelyUnwrapped)
+            && dependency.pointee.key == me | UInt(truncatingIfNeeded: word) &<< 48 && dependency.pointee.read & bit != 0
+    }
+
+    /// A read that neither the getter nor `_recordRepeatedAccess` answered. Through the thread's
+    /// `seen` table: another 64-property word of an object this scope has an entry for, or a
+    /// further property of a dependency kept earlier than the last two. Then, in a reusable
+    /// scope's run, the kept reads the getter declined; anything else goes to `_appendAccess` (out
+    /// of line, so these need no stack frame). Nothing here writes to the object.
     @inline(__always)
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let word = UInt32(truncatingIfNeeded: property >> 6)
@@ -120,24 +148,17 @@ extension TrackedObject {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let seen = tracking_seen_slot(thread, me).unsafelyUnwrapped
         let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
-        // Addresses compared as integers: an optional compare costs a null test more.
         let address = UInt(bitPattern: me)
         if seen.pointee.object == address {
             let index = seen.pointee.index
             if index >= 0 {
-                // One unsigned compare checks scopeStart <= index < count.
                 let start = thread.pointee.scopeStart
-                if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start) {
-                    let entry = thread.pointee.entries.unsafelyUnwrapped + index
-                    // (Never null in the scope's range.)
-                    if UInt(bitPattern: entry.pointee.object.unsafelyUnwrapped) == address {
-                        if entry.pointee.word == word {
-                            entry.pointee.mask |= bit
-                            return
-                        }
-                        _recordAccessOfAnotherWord(property, thread, hinted: index)
-                        return
-                    }
+                if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start)
+                    && UInt(bitPattern: (thread.pointee.entries.unsafelyUnwrapped + index).pointee.object.unsafelyUnwrapped)
+                        == address {
+                    // Another word: the same one was `_recordRepeatedAccess`'s.
+                    _recordAccessOfAnotherWord(property, thread, hinted: index)
+                    return
                 }
             } else if cursorActive {
                 let dependency = Dependency.at(thread.pointee.run.dependencies, -1 &- index)
@@ -260,11 +281,19 @@ extension TrackedObject {
     }
 }
 
-/// The slow half of `trackAccess`: a free function, so the inlined caller passes no metadata, with
-/// the record inlined into it. It is `releasenone` (it only retains): so the optimiser keeps the
-/// caller's object at +0 (guaranteed), and an inlined getter does not retain and release the object
-/// it reads.
+/// The slow half of `trackAccess`: a free function, so the inlined caller passes no metadata. It
+/// is `releasenone` (it only retains): so the optimiser keeps the caller's object at +0
+/// (guaranteed), and an inlined getter does not retain and release the object it reads. The
+/// commonest repeated reads are answered here, with no stack frame (`_recordRepeatedAccess`);
+/// the rest goes to `_trackingRecordAccessSlow`.
 @usableFromInline @_effects(releasenone)
 func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
+    let thread = tracking_thread_state().unsafelyUnwrapped
+    if object._recordRepeatedAccess(property, thread) { return }
+    _trackingRecordAccessSlow(object, property)
+}
+
+@inline(never) @_effects(releasenone)
+func _trackingRecordAccessSlow(_ object: TrackedObject, _ property: Int) {
     object._recordAccess(property, tracking_thread_state().unsafelyUnwrapped)
 }
