@@ -3,7 +3,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-_Thread_local locked_tracking_thread locked_tracking_current __attribute__((tls_model("initial-exec")));
+uintptr_t locked_no_dependencies_region[24] = {
+    [0 ... LOCKED_NO_DEPENDENCIES_OFFSET] = LOCKED_NO_OBJECT,
+};
+
+// Each thread starts outside any run: its cursor at the sentinel.
+_Thread_local locked_tracking_thread locked_tracking_current __attribute__((tls_model("initial-exec"))) = {
+    .cursor = &locked_no_dependencies_region[LOCKED_NO_DEPENDENCIES_OFFSET],
+    .dependencies = &locked_no_dependencies_region[LOCKED_NO_DEPENDENCIES_OFFSET],
+};
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;

@@ -1,4 +1,5 @@
 @preconcurrency import CLockedTracking
+import Synchronization
 
 /// The scope running on the calling thread, or nil: a load of the C thread-local (initial-exec
 /// TLS), inlined into every getter. (`@preconcurrency`: the thread-local is per thread.)
@@ -13,8 +14,49 @@ extension LockedObject {
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
         if _slowPath(_lockedRun != nil) {
+            if _keepReadInline(property) { return }
             _lockedRecordAccess(self, property)
         }
+    }
+
+    /// The kept read of an outermost `LockedScope` run, inlined into the getter, as the lock-free
+    /// registrar's `TrackedObject._keepReadInline`: the read the cursor expects next (the last run
+    /// read this object there) of a property its slot watches, with no write in flight; and a
+    /// further watched property of the dependency just kept or the one before it. Stores only to
+    /// the scope's list and the thread's cursor: no lock, no shared write. Returns `false`, having
+    /// changed nothing, for any other read (`_ScopeCore.record` takes it).
+    ///
+    /// Outside such a run, and in a scope nested in one, the cursor is a sentinel and
+    /// `dependencyCount` 0 (`_ScopeCore.begin()`); two sentinels precede every list
+    /// (`_DependencyList`): no bounds check here.
+    @inlinable @inline(__always)
+    final func _keepReadInline(_ property: Int) -> Bool {
+        let me = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+        let key = me | UInt(truncatingIfNeeded: property >> 6) &<< 48
+        let bit: UInt64 = 1 &<< UInt64(property & 63)
+        let next = UnsafeMutablePointer<_Dependency>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
+        if next.pointee.key == key && next.pointee.mask & bit != 0 {
+            let inFlight = withUnsafePointer(to: _version) {
+                locked_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
+            }
+            guard !inFlight else { return false }
+            next.pointee.read = bit
+            locked_tracking_current.cursor = UnsafeMutableRawPointer(next + 1)
+            return true
+        }
+        guard locked_tracking_current.dependencyCount != 0 else { return false }
+        var last = next - 1
+        if last.pointee.key != key {
+            last = next - 2
+            guard last.pointee.key == key && last.pointee.read != 0 else { return false }
+        }
+        guard last.pointee.mask & bit != 0 else { return false }
+        let read = last.pointee.read
+        if read & bit == 0 {
+            last.pointee.read = read | bit
+            locked_tracking_current.bitsRead &+= 1
+        }
+        return true
     }
 }
 

@@ -127,8 +127,11 @@ extension _ObserverSlots {
                 straddlers -= 1
             }
             let core = slot.pointee.core.unsafelyUnwrapped
-            // The slot's retain keeps the scope alive while we hold the lock.
-            if Unmanaged<_ScopeCore>.fromOpaque(core)._withUnsafeGuaranteedRef({ $0.claim() }) {
+            // The slot's retain keeps the scope alive while we hold the lock. A scope this thread
+            // is running (armed while it runs) is not told of its own body's writes.
+            if Unmanaged<_ScopeCore>.fromOpaque(core)._withUnsafeGuaranteedRef({
+                $0.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) && $0.claim()
+            }) {
                 if thread.pointee.pendingCount == thread.pointee.pendingCapacity { locked_tracking_grow_pending(thread) }
                 thread.pointee.pending[thread.pointee.pendingCount] = UnsafeMutableRawPointer(
                     Unmanaged<_ScopeCore>.fromOpaque(core).retain().toOpaque())

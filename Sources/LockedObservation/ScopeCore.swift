@@ -15,20 +15,87 @@ struct _Callback: @unchecked Sendable {
 }
 
 /// One dependency of a scope: the properties of one 64-property word of one object that a run read.
+///
+/// Frozen and usable from inline code, laid out as the lock-free registrar's `Dependency`: a
+/// getter keeps the read the running `LockedScope` expects next inline (`LockedObject._keepReadInline`),
+/// comparing `key` and `mask`, storing `read`.
+@usableFromInline @frozen
 struct _Dependency {
+    /// `object | word << 48`, one compare for a getter; 0 once the run's entry took it over. First
+    /// in the layout: a sentinel's is 1 (`locked_no_dependencies_address()`).
+    @usableFromInline var key: UInt
+    /// In the last run's list, the properties its slot watches (`installedMask`, once the run that
+    /// made it ended); in the running run's list, the properties it read.
+    @usableFromInline var mask: UInt64
+    /// In an outermost `LockedScope` run, the properties it read of this kept dependency, once the
+    /// cursor passed it; 0 if the cursor skipped it.
+    @usableFromInline var read: UInt64
+    /// The mask of the installed slot (0: none yet).
+    var installedMask: UInt64
+    /// The object's version loaded at this run's first read of it (entries; a kept dependency loads
+    /// none: its slot stayed installed while the scope was armed).
+    var version: UInt64
     /// The object, retained by the scope from the run that first read it until a run no longer
     /// reads it (or the scope ends); nil in the previous run's list once the current run took it over.
     var object: UnsafeMutableRawPointer?
-    var mask: UInt64
-    /// The mask of the installed slot (0: none yet).
-    var installedMask: UInt64
-    /// The object's version loaded at this run's first read of it.
-    var version: UInt64
     var word: UInt32
     /// Writes of the object made by the body on this thread since `version` was loaded.
     var ownWrites: UInt32
     /// The scope's slot in the object, or -1.
     var slot: Int32
+    /// In an outermost `LockedScope` run's list: how many kept dependencies were read before it.
+    var position: Int32
+
+    init(object: UnsafeMutableRawPointer, mask: UInt64, version: UInt64, word: UInt32, position: Int) {
+        key = UInt(bitPattern: object) | UInt(word) << 48
+        self.mask = mask
+        read = 0
+        installedMask = 0
+        self.version = version
+        self.object = object
+        self.word = word
+        ownWrites = 0
+        slot = -1
+        self.position = Int32(truncatingIfNeeded: position)
+    }
+}
+
+/// A list of dependencies a cursor may walk: two sentinels before it and room for one after its
+/// last (`_ScopeCore.deps`), so that a getter reads around the cursor with no bounds check.
+enum _DependencyList {
+    static let leadingSentinels = 2
+
+    /// Room for `capacity` dependencies and the trailing sentinel.
+    static func allocate(_ capacity: Int) -> UnsafeMutablePointer<_Dependency> {
+        let region = UnsafeMutablePointer<_Dependency>.allocate(capacity: leadingSentinels + capacity + 1)
+        for i in 0..<leadingSentinels {
+            UnsafeMutableRawPointer(region + i).storeBytes(of: UInt(LOCKED_NO_OBJECT), as: UInt.self)
+        }
+        return region + leadingSentinels
+    }
+
+    static func deallocate(_ list: UnsafeMutablePointer<_Dependency>) {
+        (list - leadingSentinels).deallocate()
+    }
+
+    /// Writes the sentinel after the first `count` dependencies.
+    static func endWithSentinel(_ list: UnsafeMutablePointer<_Dependency>, at count: Int) {
+        UnsafeMutableRawPointer(list + count).storeBytes(of: UInt(LOCKED_NO_OBJECT), as: UInt.self)
+    }
+}
+
+/// What `_ScopeCore.begin()` hands to `end(_:)`: the run it nests in, and the thread's cursor it
+/// set aside.
+@usableFromInline
+struct _RunFrame {
+    let saved: UnsafeMutableRawPointer?
+    let tracking: Bool
+    /// An outermost `LockedScope` run: its reads are kept by the cursor.
+    let keeping: Bool
+    let cursor: UnsafeMutableRawPointer?
+    let dependencies: UnsafeMutableRawPointer?
+    let dependencyCount: Int
+    let bitsRead: Int
 }
 
 /// A scope's shared state: its phase (atomic, claimed by writers), its callback, and its
@@ -57,21 +124,38 @@ final class _ScopeCore: @unchecked Sendable {
     let closesWhenFired: Bool
     let callback: Mutex<_Callback?>
 
+    /// The `locked_tracking_thread` address of the thread running an outermost `LockedScope` run,
+    /// or 0: a write by that thread (the body's own, or a callback's inside it) does not claim the
+    /// scope, which stays armed while it runs. Relaxed: only the running thread stores it, and a
+    /// thread compares it with its own address (as the lock-free registrar's `runner`).
+    let runner = Atomic<UInt>(0)
+
     // The dependency lists are touched by one thread at a time, the one running or closing the
     // scope, never by two overlapping accesses: `@exclusivity(unchecked)` spares every tracked read
     // the dynamic exclusivity checks a class's stored properties otherwise pay (the lock-free
     // registrar keeps the same state in a C thread-local struct, which has none).
 
-    /// The last run's dependencies, in read order.
+    /// The last run's dependencies, in read order (`_DependencyList`: an outermost run's cursor
+    /// walks it).
     @exclusivity(unchecked) var deps: UnsafeMutablePointer<_Dependency>
     @exclusivity(unchecked) var depCount = 0
     @exclusivity(unchecked) var depCapacity: Int
-    /// The running run's dependencies.
+    /// The running run's new entries (in an outermost `LockedScope` run, only what its cursor did
+    /// not keep), in read order.
     @exclusivity(unchecked) var next: UnsafeMutablePointer<_Dependency>
     @exclusivity(unchecked) var nextCount = 0
     @exclusivity(unchecked) var nextCapacity: Int
-    /// Where the running run expects its next new object in `deps`.
+    /// Where the running run expects its next new object in `deps` (in an outermost `LockedScope`
+    /// run, the thread's `cursor` holds it while the body runs).
     @exclusivity(unchecked) var cursor = 0
+    /// The list an outermost `LockedScope` run that changed its dependencies builds the next
+    /// `deps` in (`finishKept`), kept so that such runs allocate nothing once warm.
+    @exclusivity(unchecked) var spare: UnsafeMutablePointer<_Dependency>
+    @exclusivity(unchecked) var spareCapacity: Int
+    /// An outermost `LockedScope` run read a kept dependency outside its watched properties.
+    @exclusivity(unchecked) var reshaped = false
+    /// The properties the installed slots watch, over all of `deps`.
+    @exclusivity(unchecked) var watchedBits = 0
     /// Slots the last run added, removed or changed (each took an object's lock for that).
     @exclusivity(unchecked) var lastRunSlotUpdates = 0
 
@@ -81,54 +165,102 @@ final class _ScopeCore: @unchecked Sendable {
         self.closesWhenFired = closesWhenFired
         depCapacity = 4
         nextCapacity = 4
-        deps = .allocate(capacity: depCapacity)
-        next = .allocate(capacity: nextCapacity)
+        spareCapacity = 4
+        deps = _DependencyList.allocate(depCapacity)
+        next = _DependencyList.allocate(nextCapacity)
+        spare = _DependencyList.allocate(spareCapacity)
     }
 
     deinit {
         // Only reached when no slot holds the scope; objects still listed (a scope that never
         // installed, e.g. one whose body trapped) are released.
         for i in 0..<depCount { if let object = deps[i].object { Unmanaged<LockedObject>.fromOpaque(object).release() } }
-        deps.deallocate()
-        next.deallocate()
+        _DependencyList.deallocate(deps)
+        _DependencyList.deallocate(next)
+        _DependencyList.deallocate(spare)
     }
 
     var isArmed: Bool { phase.load(ordering: .acquiring) == Phase.armed.rawValue }
 
     // MARK: Runs
 
-    /// Starts a run on this thread: disarms the scope (a write in the body, or by another thread
-    /// during it, notifies nobody; the re-check at the end catches the latter) and makes it the
-    /// thread's running scope. Returns the running scope it replaces (nil for none), and whether
-    /// the run is tracked (not when the scope is closed: its body then runs as it would untracked).
+    /// Starts a run on this thread and makes it the thread's running scope. Returns what `end(_:)`
+    /// needs; the run is not tracked when the scope is closed (its body then runs as it would
+    /// untracked).
+    ///
+    /// An outermost `LockedScope` run *keeps* its dependencies as the lock-free `ReusableScope`
+    /// does: the scope is armed (it stays so if it was), its slots stay installed, and a read of
+    /// the dependency the cursor expects, with no write in flight, is kept by the getter
+    /// (`LockedObject._keepReadInline`) with no lock and no shared write; a write by another thread
+    /// either notifies the armed scope or is seen by the read. Any other run (nested in another,
+    /// or a `withTracking` / `observeChanges` scope) disarms the scope (its body's writes, and
+    /// another thread's during it, notify nobody; the re-check at the end catches the latter) and
+    /// records every read.
     @usableFromInline
-    func begin() -> (saved: UnsafeMutableRawPointer?, tracking: Bool) {
+    func begin() -> _RunFrame {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let saved = thread.pointee.run
-        // A writer that claimed the previous arming before this exchange still calls back, for a
-        // change of the last run's reads. seq_cst, as every phase change the re-check relies on.
+        let frame = { (tracking: Bool, keeping: Bool) in
+            _RunFrame(
+                saved: saved, tracking: tracking, keeping: keeping, cursor: thread.pointee.cursor,
+                dependencies: thread.pointee.dependencies, dependencyCount: thread.pointee.dependencyCount,
+                bitsRead: thread.pointee.bitsRead)
+        }
+        let keeping = saved == nil && !closesWhenFired
         var current = phase.load(ordering: .relaxed)
         while current != Phase.closed.rawValue {
-            let (exchanged, seen) = phase.compareExchange(
-                expected: current, desired: Phase.idle.rawValue, ordering: .sequentiallyConsistent)
-            if exchanged {
-                nextCount = 0
-                cursor = 0
-                thread.pointee.run = Unmanaged.passUnretained(self).toOpaque()
-                return (saved, true)
+            // seq_cst: arming is the reader's half of the Dekker pair with a writer's version
+            // increment then claim (see `_version`); disarming orders as every phase change the
+            // re-check relies on.
+            if keeping && current == Phase.armed.rawValue {
+                atomicMemoryFence(ordering: .sequentiallyConsistent)
+            } else {
+                let desired = keeping ? Phase.armed : Phase.idle
+                let (exchanged, seen) = phase.compareExchange(
+                    expected: current, desired: desired.rawValue, ordering: .sequentiallyConsistent)
+                if !exchanged {
+                    current = seen
+                    continue
+                }
             }
-            current = seen
+            let result = frame(true, keeping)
+            nextCount = 0
+            cursor = 0
+            reshaped = false
+            thread.pointee.run = Unmanaged.passUnretained(self).toOpaque()
+            if keeping {
+                runner.store(UInt(bitPattern: thread), ordering: .relaxed)
+                _DependencyList.endWithSentinel(deps, at: depCount)
+                thread.pointee.cursor = UnsafeMutableRawPointer(deps)
+                thread.pointee.dependencies = UnsafeMutableRawPointer(deps)
+                thread.pointee.dependencyCount = depCount
+                thread.pointee.bitsRead = 0
+            } else {
+                // A nested run's cursor is not the enclosing one's: the getters keep nothing.
+                thread.pointee.cursor = locked_no_dependencies_address()
+                thread.pointee.dependencyCount = 0
+            }
+            return result
         }
-        return (saved, false)
+        return frame(false, false)
     }
 
-    /// Ends a run begun by `begin()`: installs its dependencies, re-arms, re-checks; an enclosing
-    /// scope on this thread also depends on what this run read.
+    /// Ends a run begun by `begin()`: brings the slots in line with what it read, re-arms and
+    /// re-checks (`finish`, `finishKept`); an enclosing scope on this thread also depends on what
+    /// this run read.
     @usableFromInline
-    func end(_ frame: (saved: UnsafeMutableRawPointer?, tracking: Bool)) {
+    func end(_ frame: _RunFrame) {
         guard frame.tracking else { return }
         let thread = locked_tracking_state().unsafelyUnwrapped
-        thread.pointee.run = frame.saved
+        if frame.keeping {
+            cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps)) / MemoryLayout<_Dependency>.stride
+            let bitsRead = thread.pointee.bitsRead
+            runner.store(0, ordering: .relaxed)
+            restore(frame, thread)
+            finishKept(bitsRead: bitsRead)
+            return
+        }
+        restore(frame, thread)
         finish()
         if let outer = frame.saved {
             // Nested runs merge into the enclosing one, as Observation's scopes do, with the
@@ -137,6 +269,17 @@ final class _ScopeCore: @unchecked Sendable {
             for i in 0..<depCount { scope.merge(deps[i]) }
         }
     }
+
+    private func restore(_ frame: _RunFrame, _ thread: UnsafeMutablePointer<locked_tracking_thread>) {
+        thread.pointee.run = frame.saved
+        thread.pointee.cursor = frame.cursor
+        thread.pointee.dependencies = frame.dependencies
+        thread.pointee.dependencyCount = frame.dependencyCount
+        thread.pointee.bitsRead = frame.bitsRead
+    }
+
+    /// Whether the running run is an outermost `LockedScope` run (its cursor is the thread's).
+    private var isKeeping: Bool { runner.load(ordering: .relaxed) != 0 }
 
     /// Adds a nested run's dependency to this (running) run.
     private func merge(_ dependency: _Dependency) {
@@ -153,9 +296,9 @@ final class _ScopeCore: @unchecked Sendable {
             version: dependency.version &+ UInt64(dependency.ownWrites) &* VersionWord.begunUnit)
     }
 
-    /// Records a read of `property` of `object` in the running run. A repeated read of an object
-    /// finds its entry (the last one, or the object's hint); a first read in this run is matched
-    /// against the previous run's list at the cursor.
+    /// Records a read of `property` of `object` in the running run that its getter did not keep. A
+    /// repeated read of an object finds its entry (the last one, or the object's hint); a first
+    /// read in this run is matched against the previous run's list at the cursor.
     @inline(__always)
     func record(_ object: LockedObject, _ property: Int) {
         let raw = Unmanaged.passUnretained(object).toOpaque()
@@ -197,17 +340,25 @@ final class _ScopeCore: @unchecked Sendable {
             }
             i &-= 1
         }
-        if nextCount == nextCapacity { grow(&next, &nextCapacity, nextCount) }
+        let thread = locked_tracking_state().unsafelyUnwrapped
+        let keeping = thread.pointee.run == Unmanaged.passUnretained(self).toOpaque() && isKeeping
+        if keeping {
+            cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps)) / MemoryLayout<_Dependency>.stride
+            if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread) { return }
+        }
+        // Room for the entry and a sentinel after it: the list becomes `deps`, which a cursor walks.
+        if nextCount &+ 1 >= nextCapacity { grow(&next, &nextCapacity, nextCount) }
         // Acquire: every write that ended before this load has its store visible to the caller's
         // read, which comes after (see `LockedObject._version`).
         let version = recorded ?? object._version.load(ordering: .acquiring)
-        var entry = _Dependency(
-            object: raw, mask: bit, installedMask: 0, version: version, word: word, ownWrites: 0, slot: -1)
-        if cursor < depCount && deps[cursor].object == raw && deps[cursor].word == word {
+        var entry = _Dependency(object: raw, mask: bit, version: version, word: word, position: cursor)
+        let key = entry.key
+        if cursor < depCount && deps[cursor].key == key {
             takeOver(cursor, into: &entry)
             cursor &+= 1
-        } else if cursor &+ 1 < depCount && deps[cursor &+ 1].object == raw && deps[cursor &+ 1].word == word {
+        } else if cursor &+ 1 < depCount && deps[cursor &+ 1].key == key {
             // One dependency of the last run was not read here: it is dropped at the end.
+            deps[cursor].read = 0
             takeOver(cursor &+ 1, into: &entry)
             cursor &+= 2
         } else {
@@ -216,10 +367,41 @@ final class _ScopeCore: @unchecked Sendable {
         }
         next[nextCount] = entry
         nextCount &+= 1
+        if keeping {
+            thread.pointee.cursor = UnsafeMutableRawPointer(deps + cursor)
+        }
         // Written only when it moves: a run whose dependencies stay in place writes nothing shared.
         if object._entryHint.load(ordering: .relaxed) != nextCount {
             object._entryHint.store(nextCount, ordering: .relaxed)
         }
+    }
+
+    /// A further read of a dependency the cursor kept in this run (among the last few it passed),
+    /// that the getter did not keep: the property is added to what the run read. One its slot does
+    /// not watch marks the dependency to be re-installed (`position` -2) with its version loaded
+    /// now (the scope was armed with its slot installed since the first read, so a write in between
+    /// notified it), and the run as reshaped. Returns whether it was such a read.
+    private func readKeptAgain(
+        _ key: UInt, _ bit: UInt64, _ object: LockedObject, _ thread: UnsafeMutablePointer<locked_tracking_thread>
+    ) -> Bool {
+        var i = cursor &- 1
+        while i >= max(0, cursor &- 8) {
+            let dependency = deps + i
+            if dependency.pointee.key == key && dependency.pointee.read != 0 {
+                if dependency.pointee.read & bit != 0 { return true }
+                if bit & ~dependency.pointee.mask != 0 && dependency.pointee.position != -2 {
+                    dependency.pointee.version = object._version.load(ordering: .acquiring)
+                    dependency.pointee.ownWrites = 0
+                    dependency.pointee.position = -2
+                    reshaped = true
+                }
+                dependency.pointee.read |= bit
+                thread.pointee.bitsRead &+= 1
+                return true
+            }
+            i &-= 1
+        }
+        return false
     }
 
     /// A kept dependency: the new entry takes over the old one's retain and slot (no retain, no
@@ -229,12 +411,13 @@ final class _ScopeCore: @unchecked Sendable {
         entry.installedMask = deps[index].installedMask
         entry.slot = deps[index].slot
         deps[index].object = nil
+        deps[index].key = 0
     }
 
     private func grow(_ list: inout UnsafeMutablePointer<_Dependency>, _ capacity: inout Int, _ count: Int) {
-        let grown = UnsafeMutablePointer<_Dependency>.allocate(capacity: capacity * 2)
+        let grown = _DependencyList.allocate(capacity * 2)
         grown.moveInitialize(from: list, count: count)
-        list.deallocate()
+        _DependencyList.deallocate(list)
         list = grown
         capacity *= 2
     }
@@ -242,38 +425,24 @@ final class _ScopeCore: @unchecked Sendable {
     func countOwnWrite(of object: LockedObject) {
         let raw = Unmanaged.passUnretained(object).toOpaque()
         for i in 0..<nextCount where next[i].object == raw { next[i].ownWrites &+= 1 }
+        // The kept dependencies whose version this run loaded (`readKeptAgain`).
+        if reshaped {
+            for i in 0..<depCount where deps[i].object == raw && deps[i].position == -2 { deps[i].ownWrites &+= 1 }
+        }
     }
 
-    /// The end of a run: drops the slots of the last run's dependencies this run did not read
-    /// (before arming, so that they never notify for this run), arms, then, per object under its
-    /// lock, installs or updates the slot and re-checks the version. A change missed by the run
-    /// fires the scope now.
+    /// The end of a run that recorded every read: drops the slots of the last run's dependencies
+    /// this run did not read (before arming, so that they never notify for this run), arms, then,
+    /// per object under its lock, installs or updates the slot and re-checks the version. A change
+    /// missed by the run fires the scope now.
     private func finish() {
         var updates = 0
         for i in 0..<depCount {
-            guard let raw = deps[i].object else { continue }
-            let object = Unmanaged<LockedObject>.fromOpaque(raw)
-            let slot = deps[i].slot
-            if slot >= 0 {
-                let core = object._withUnsafeGuaranteedRef { o in o._observers.withLock { $0.remove(at: slot) } }
-                // The slot's retain; the handle still holds the scope.
-                Unmanaged<_ScopeCore>.fromOpaque(core).release()
-            }
-            object.release()
+            guard deps[i].object != nil else { continue }
+            drop(deps[i])
             updates &+= 1
         }
-        swap(&deps, &next)
-        swap(&depCapacity, &nextCapacity)
-        depCount = nextCount
-        nextCount = 0
-        cursor = 0
-        if nextCapacity < depCapacity {
-            // The next run reads into the other list: size it now, so that a run reading what the
-            // last one read allocates nothing.
-            next.deallocate()
-            next = .allocate(capacity: depCapacity)
-            nextCapacity = depCapacity
-        }
+        adoptNext()
 
         // seq_cst: before the installs' seq_cst accesses (see `LockedObject._version`). A scope
         // cancelled meanwhile (which needs another thread breaking the contract) stays closed.
@@ -282,12 +451,125 @@ final class _ScopeCore: @unchecked Sendable {
         var changed = false
         for i in 0..<depCount {
             let dependency = deps + i
+            dependency.pointee.position = -1
             if dependency.pointee.slot < 0 || dependency.pointee.installedMask != dependency.pointee.mask { updates &+= 1 }
             let object = Unmanaged<LockedObject>.fromOpaque(dependency.pointee.object.unsafelyUnwrapped)
             if object._withUnsafeGuaranteedRef({ $0._install(dependency, for: self) }) { changed = true }
         }
+        watchedBits = countWatchedBits()
         lastRunSlotUpdates = updates
         if changed && claim() { runCallback() }
+    }
+
+    /// The end of an outermost `LockedScope` run (the scope stayed armed). When it read what the
+    /// last run read, in the same order, nothing happens: every slot stays. Otherwise the new list
+    /// is the kept dependencies and the run's entries in read order; a kept dependency read with
+    /// fewer properties has its slot narrowed, one not read is dropped, and each entry is installed
+    /// (or takes its dependency's slot over) and re-checked under its object's lock, as `finish`
+    /// does.
+    private func finishKept(bitsRead: Int) {
+        let kept = cursor
+        if nextCount == 0 && kept == depCount && kept &+ bitsRead == watchedBits && !reshaped {
+            lastRunSlotUpdates = 0
+            return
+        }
+        var updates = 0
+        // The new list, in read order (each entry before the kept dependency at its position),
+        // built in the spare list. Entries are marked `position` -2 until installed.
+        let capacity = kept + nextCount
+        if spareCapacity < capacity {
+            _DependencyList.deallocate(spare)
+            spare = _DependencyList.allocate(capacity)
+            spareCapacity = capacity
+        }
+        var count = 0
+        var e = 0
+        func takeEntry() {
+            spare[count] = next[e]
+            spare[count].position = -2
+            count += 1
+            e += 1
+        }
+        for j in 0..<depCount {
+            while e < nextCount && Int(next[e].position) <= j { takeEntry() }
+            guard deps[j].object != nil else { continue }  // taken over by an entry
+            if j < kept && deps[j].read != 0 {
+                var dependency = deps[j]
+                if dependency.position == -2 {
+                    // Read outside its watched properties: re-installed below, as an entry.
+                    dependency.mask = dependency.read
+                } else if dependency.read != dependency.mask {
+                    // Read with fewer properties: the slot narrowed (nothing it still watches
+                    // changed unseen: it stayed installed while the scope was armed).
+                    dependency.mask = dependency.read
+                    let object = Unmanaged<LockedObject>.fromOpaque(dependency.object.unsafelyUnwrapped)
+                    object._withUnsafeGuaranteedRef { $0._narrow(&dependency) }
+                    updates &+= 1
+                }
+                spare[count] = dependency
+                count += 1
+            } else {
+                drop(deps[j])
+                updates &+= 1
+            }
+        }
+        while e < nextCount { takeEntry() }
+        swap(&deps, &spare)
+        swap(&depCapacity, &spareCapacity)
+        depCount = count
+        nextCount = 0
+        cursor = 0
+        if nextCapacity < depCapacity {
+            _DependencyList.deallocate(next)
+            next = _DependencyList.allocate(depCapacity)
+            nextCapacity = depCapacity
+        }
+        // Each entry (a new dependency, or one that took a kept one's slot over): installed and
+        // re-checked under its lock, as `finish` does. A kept dependency's slot stays as it was.
+        var changed = false
+        for i in 0..<depCount where deps[i].position == -2 {
+            let dependency = deps + i
+            dependency.pointee.position = -1
+            if dependency.pointee.slot < 0 || dependency.pointee.installedMask != dependency.pointee.mask { updates &+= 1 }
+            let object = Unmanaged<LockedObject>.fromOpaque(dependency.pointee.object.unsafelyUnwrapped)
+            if object._withUnsafeGuaranteedRef({ $0._install(dependency, for: self) }) { changed = true }
+        }
+        watchedBits = countWatchedBits()
+        lastRunSlotUpdates = updates
+        if changed && claim() { runCallback() }
+    }
+
+    /// Removes `dependency`'s slot, under its object's lock, and releases the object.
+    private func drop(_ dependency: _Dependency) {
+        let object = Unmanaged<LockedObject>.fromOpaque(dependency.object.unsafelyUnwrapped)
+        if dependency.slot >= 0 {
+            let core = object._withUnsafeGuaranteedRef { o in o._observers.withLock { $0.remove(at: dependency.slot) } }
+            // The slot's retain; the handle still holds the scope.
+            Unmanaged<_ScopeCore>.fromOpaque(core).release()
+        }
+        object.release()
+    }
+
+    /// The run's entries become the list (after `finish` dropped what they did not take over).
+    private func adoptNext() {
+        swap(&deps, &next)
+        swap(&depCapacity, &nextCapacity)
+        depCount = nextCount
+        nextCount = 0
+        cursor = 0
+        if nextCapacity < depCapacity {
+            // The next run reads into the other list: size it now, so that a run reading what the
+            // last one read allocates nothing.
+            _DependencyList.deallocate(next)
+            next = _DependencyList.allocate(depCapacity)
+            nextCapacity = depCapacity
+        }
+    }
+
+    private func countWatchedBits() -> Int {
+        var bits = 0
+        for i in 0..<depCount { bits += deps[i].mask.nonzeroBitCount }
+        return bits
     }
 
     // MARK: Notification
@@ -297,9 +579,10 @@ final class _ScopeCore: @unchecked Sendable {
     @inline(__always)
     func claim() -> Bool {
         if continuous { return phase.load(ordering: .acquiring) == Phase.armed.rawValue }
-        // Acquire-release: one winner per arming.
+        // One winner per arming. seq_cst: a writer's half of the Dekker pair with an outermost
+        // `LockedScope` run's arming (its version increment, then this), see `begin()`.
         return phase.compareExchange(
-            expected: Phase.armed.rawValue, desired: Phase.fired.rawValue, ordering: .acquiringAndReleasing
+            expected: Phase.armed.rawValue, desired: Phase.fired.rawValue, ordering: .sequentiallyConsistent
         ).exchanged
     }
 
@@ -365,14 +648,24 @@ final class _ScopeCore: @unchecked Sendable {
                 Unmanaged<_ScopeCore>.fromOpaque(core).release()
             }
             deps[i].object = nil
+            deps[i].key = 0
             object.release()
         }
         depCount = 0
+        watchedBits = 0
         callback.withLock { $0 = nil }
     }
 }
 
 extension LockedObject {
+    /// Narrows `dependency`'s slot to its `mask` (fewer properties), under the lock.
+    final func _narrow(_ dependency: inout _Dependency) {
+        let slot = Int(dependency.slot)
+        let mask = dependency.mask
+        _observers.withLock { slots in slots.base.unsafelyUnwrapped[slot].mask = mask }
+        dependency.installedMask = mask
+    }
+
     /// Installs or updates `dependency`'s slot for `core`, publishes its mask bits, and re-checks
     /// the version, all under the lock. Returns whether the object changed since the dependency
     /// was read (other than by the body's own writes).

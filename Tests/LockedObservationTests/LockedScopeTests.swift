@@ -100,6 +100,59 @@ import Testing
         scope.cancel()
     }
 
+    /// A kept read made while a write that began before the run is still in flight (the scope was
+    /// told at its start, before the store) may read the old value: the getter declines it, the
+    /// run records the version, and the write's end tells the scope again (straddling).
+    @Test func aKeptReadDuringAWriteInFlightIsToldWhenItEnds() {
+        final class Cell: LockedObject, @unchecked Sendable {
+            // `@unchecked Sendable`: the threads are joined between accesses.
+            var _value = 0
+            var value: Int {
+                get { trackAccess(0); return _value }
+                set { withMutation(0) { _value = newValue } }
+            }
+        }
+        final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
+        func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+            let done = DispatchSemaphore(value: 0)
+            Thread { body(); done.signal() }.start()
+            done.wait()
+        }
+        let cell = Cell()
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        for _ in 0..<2 { _ = scope.run { cell.value } }
+        let pending = Pending()
+        onAnotherThread { [cell] in pending.mutation = cell.willMutate(0) }
+        #expect(probe.count == 1, "told at the start of the write")
+        #expect(scope.run { cell.value } == 0, "the store is still to come")
+        #expect(probe.count == 1)
+        onAnotherThread { [cell] in
+            cell._value = 1
+            cell.didMutate(pending.mutation!)
+        }
+        #expect(probe.count == 2, "the run read a value the write's end replaced")
+        #expect(scope.run { cell.value } == 1)
+        scope.cancel()
+    }
+
+    /// A run that reads a kept dependency again, further on, with a property its slot does not
+    /// watch: the slot is widened, and a write of that property tells the scope.
+    @Test func aKeptDependencyReadLaterWithANewPropertyWatchesIt() {
+        let counters = (0..<4).map { _ in Counter() }
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        for _ in 0..<2 { _ = scope.run { counters.reduce(0) { $0 + $1.value } } }
+        _ = scope.run { counters.reduce(0) { $0 + $1.value } + counters[0].label.count }
+        #expect(scope.dependencyCount == 4)
+        #expect(scope.lastRunSlotUpdates == 1)
+        for _ in 0..<3 { _ = scope.run { counters.reduce(0) { $0 + $1.value } + counters[0].label.count } }
+        #expect(scope.lastRunSlotUpdates == 0)
+        counters[0].label = "x"
+        #expect(probe.count == 1)
+        scope.cancel()
+    }
+
     @Test func writesInTheBodyDoNotNotifyTheScope() {
         let counter = Counter()
         let probe = Probe()

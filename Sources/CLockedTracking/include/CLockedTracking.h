@@ -13,7 +13,26 @@ typedef struct locked_tracking_thread {
     void **pending;           ///< Scopes (retained) claimed by a write on this thread, awaiting their callbacks.
     intptr_t pendingCount;
     intptr_t pendingCapacity;
+    /// The outermost `LockedScope` run's cursor over its last run's dependencies, as the lock-free
+    /// registrar's `tracking_run`: the dependency at `cursor` is always readable (the list ends with
+    /// a sentinel, and two precede it), and is a real one only in such a run. Outside one, and in a
+    /// scope nested in one, `cursor` is a sentinel and `dependencyCount` 0.
+    void *cursor;             ///< The dependency a read is expected to match next (`_Dependency`).
+    void *dependencies;       ///< The list the cursor walks, or `locked_no_dependencies_address()`.
+    intptr_t dependencyCount; ///< Its length: 0 outside an outermost `LockedScope` run.
+    intptr_t bitsRead;        ///< Properties the run read of kept dependencies beyond one per dependency kept.
 } locked_tracking_thread;
+
+/// The key no dependency has (`_Dependency.key`), that the sentinels hold.
+#define LOCKED_NO_OBJECT ((uintptr_t)1)
+/// The sentinel dependency's offset in `locked_no_dependencies_region`: 16 words of 1 before it
+/// (two leading sentinels of at most 64 bytes), then its 8 words.
+#define LOCKED_NO_DEPENDENCIES_OFFSET 16
+extern uintptr_t locked_no_dependencies_region[24];
+
+static inline __attribute__((always_inline)) void *locked_no_dependencies_address(void) {
+    return &locked_no_dependencies_region[LOCKED_NO_DEPENDENCIES_OFFSET];
+}
 
 /// Swift reads `locked_tracking_current.run` directly on every tracked get and set.
 extern _Thread_local locked_tracking_thread locked_tracking_current __attribute__((tls_model("initial-exec")));
@@ -21,6 +40,14 @@ extern _Thread_local locked_tracking_thread locked_tracking_current __attribute_
 /// The calling thread's state.
 static inline __attribute__((always_inline)) locked_tracking_thread *locked_tracking_state(void) {
     return &locked_tracking_current;
+}
+
+/// Whether an object's version word (`LockedObject._version`) counts a write in flight, loaded with
+/// acquire: the kept read a getter makes inline (told it releases nothing, so that the optimiser
+/// does not retain the object around it), as the lock-free registrar's `tracking_write_in_flight`.
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+_Bool locked_write_in_flight(const uint64_t *word) {
+    return (__atomic_load_n(word, __ATOMIC_ACQUIRE) & 0xFFFFFFULL) != 0;
 }
 
 /// Grows `pending` to hold at least one more scope. Registers a thread-exit destructor on first use.
