@@ -150,10 +150,16 @@ final class _ScopeCore: @unchecked Sendable {
     @exclusivity(unchecked) var cursor = 0
     /// The list an outermost `LockedScope` run that changed its dependencies builds the next
     /// `deps` in (`finishKept`), kept so that such runs allocate nothing once warm.
-    @exclusivity(unchecked) var spare: UnsafeMutablePointer<_Dependency>
-    @exclusivity(unchecked) var spareCapacity: Int
+    /// (Allocated at the first such run: a scope whose reads never change needs none.)
+    @exclusivity(unchecked) var spare: UnsafeMutablePointer<_Dependency>?
+    @exclusivity(unchecked) var spareCapacity = 0
     /// An outermost `LockedScope` run read a kept dependency outside its watched properties.
     @exclusivity(unchecked) var reshaped = false
+    /// The dependencies before the cursor that such a run did not keep (skipped, or taken over by
+    /// an entry), in order: the first `notKeptLimit`, and how many there were.
+    @exclusivity(unchecked) var notKept: UnsafeMutablePointer<Int>?
+    @exclusivity(unchecked) var notKeptCount = 0
+    static let notKeptLimit = 16
     /// The properties the installed slots watch, over all of `deps`.
     @exclusivity(unchecked) var watchedBits = 0
     /// Slots the last run added, removed or changed (each took an object's lock for that).
@@ -165,10 +171,8 @@ final class _ScopeCore: @unchecked Sendable {
         self.closesWhenFired = closesWhenFired
         depCapacity = 4
         nextCapacity = 4
-        spareCapacity = 4
         deps = _DependencyList.allocate(depCapacity)
         next = _DependencyList.allocate(nextCapacity)
-        spare = _DependencyList.allocate(spareCapacity)
     }
 
     deinit {
@@ -177,7 +181,8 @@ final class _ScopeCore: @unchecked Sendable {
         for i in 0..<depCount { if let object = deps[i].object { Unmanaged<LockedObject>.fromOpaque(object).release() } }
         _DependencyList.deallocate(deps)
         _DependencyList.deallocate(next)
-        _DependencyList.deallocate(spare)
+        if let spare { _DependencyList.deallocate(spare) }
+        notKept?.deallocate()
     }
 
     var isArmed: Bool { phase.load(ordering: .acquiring) == Phase.armed.rawValue }
@@ -227,6 +232,7 @@ final class _ScopeCore: @unchecked Sendable {
             nextCount = 0
             cursor = 0
             reshaped = false
+            notKeptCount = 0
             thread.pointee.run = Unmanaged.passUnretained(self).toOpaque()
             if keeping {
                 runner.store(UInt(bitPattern: thread), ordering: .relaxed)
@@ -355,11 +361,14 @@ final class _ScopeCore: @unchecked Sendable {
         let key = entry.key
         if cursor < depCount && deps[cursor].key == key {
             takeOver(cursor, into: &entry)
+            noteNotKept(cursor)
             cursor &+= 1
         } else if cursor &+ 1 < depCount && deps[cursor &+ 1].key == key {
             // One dependency of the last run was not read here: it is dropped at the end.
             deps[cursor].read = 0
             takeOver(cursor &+ 1, into: &entry)
+            noteNotKept(cursor)
+            noteNotKept(cursor &+ 1)
             cursor &+= 2
         } else {
             // A new dependency: the scope holds the object until a run no longer reads it.
@@ -402,6 +411,15 @@ final class _ScopeCore: @unchecked Sendable {
             i &-= 1
         }
         return false
+    }
+
+    @inline(__always)
+    private func noteNotKept(_ index: Int) {
+        if notKeptCount < Self.notKeptLimit {
+            if notKept == nil { notKept = .allocate(capacity: Self.notKeptLimit) }
+            notKept.unsafelyUnwrapped[notKeptCount] = index
+        }
+        notKeptCount &+= 1
     }
 
     /// A kept dependency: the new entry takes over the old one's retain and slot (no retain, no
@@ -473,15 +491,11 @@ final class _ScopeCore: @unchecked Sendable {
             lastRunSlotUpdates = 0
             return
         }
+        if !reshaped && notKeptCount <= Self.notKeptLimit && finishKeptBySpans(bitsRead: bitsRead) { return }
         var updates = 0
         // The new list, in read order (each entry before the kept dependency at its position),
         // built in the spare list. Entries are marked `position` -2 until installed.
-        let capacity = kept + nextCount
-        if spareCapacity < capacity {
-            _DependencyList.deallocate(spare)
-            spare = _DependencyList.allocate(capacity)
-            spareCapacity = capacity
-        }
+        let spare = reserveSpare(kept + nextCount)
         var count = 0
         var e = 0
         func takeEntry() {
@@ -514,8 +528,7 @@ final class _ScopeCore: @unchecked Sendable {
             }
         }
         while e < nextCount { takeEntry() }
-        swap(&deps, &spare)
-        swap(&depCapacity, &spareCapacity)
+        adoptSpare()
         depCount = count
         nextCount = 0
         cursor = 0
@@ -537,6 +550,169 @@ final class _ScopeCore: @unchecked Sendable {
         watchedBits = countWatchedBits()
         lastRunSlotUpdates = updates
         if changed && claim() { runCallback() }
+    }
+
+    /// `finishKept` for a run that kept every dependency it read with exactly its watched
+    /// properties (nothing to narrow or widen) and passed over few: the new list is copied in spans
+    /// of kept dependencies, with the entries between them, and only the dependencies not kept and
+    /// the entries are looked at, as the lock-free registrar's in-place reconciliation does. Returns
+    /// `false`, having changed nothing, when the run read its kept dependencies otherwise.
+    private func finishKeptBySpans(bitsRead: Int) -> Bool {
+        let kept = cursor
+        // Each kept dependency read a subset of its watched properties: the totals are equal only
+        // if every one read all of them.
+        var notKeptBits = 0
+        for i in 0..<notKeptCount { notKeptBits += deps[notKept.unsafelyUnwrapped[i]].mask.nonzeroBitCount }
+        for j in kept..<depCount { notKeptBits += deps[j].mask.nonzeroBitCount }
+        guard kept - notKeptCount + bitsRead == watchedBits - notKeptBits else { return false }
+        if finishKeptInPlace(notKeptBits: notKeptBits) { return true }
+        let spare = reserveSpare(kept + nextCount)
+        var updates = 0
+        var changed = false
+        var bits = watchedBits - notKeptBits
+        var count = 0, e = 0, skip = 0, j = 0
+        while true {
+            if e < nextCount && Int(next[e].position) <= j {
+                // An entry, before dependency j: installed (or its taken-over slot updated) and
+                // re-checked under its lock.
+                let entry = spare + count
+                entry.initialize(to: next[e])
+                entry.pointee.position = -1
+                if entry.pointee.slot < 0 || entry.pointee.installedMask != entry.pointee.mask { updates &+= 1 }
+                let object = Unmanaged<LockedObject>.fromOpaque(entry.pointee.object.unsafelyUnwrapped)
+                if object._withUnsafeGuaranteedRef({ $0._install(entry, for: self) }) { changed = true }
+                bits += entry.pointee.mask.nonzeroBitCount
+                count += 1
+                e += 1
+                continue
+            }
+            guard j < kept else { break }
+            if skip < notKeptCount && notKept.unsafelyUnwrapped[skip] == j {
+                // Skipped (dropped now) or taken over by an entry (its slot moved there).
+                if deps[j].object != nil {
+                    drop(deps[j])
+                    updates &+= 1
+                }
+                skip += 1
+                j += 1
+                continue
+            }
+            // A span of kept dependencies, up to the next entry or dependency not kept.
+            let stop = min(
+                e < nextCount ? Int(next[e].position) : kept, skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
+            (spare + count).update(from: deps + j, count: stop - j)
+            count += stop - j
+            j = stop
+        }
+        for j in kept..<depCount where deps[j].object != nil {
+            drop(deps[j])
+            updates &+= 1
+        }
+        adoptSpare()
+        depCount = count
+        nextCount = 0
+        cursor = 0
+        if nextCapacity < depCapacity {
+            _DependencyList.deallocate(next)
+            next = _DependencyList.allocate(depCapacity)
+            nextCapacity = depCapacity
+        }
+        watchedBits = bits
+        lastRunSlotUpdates = updates
+        if changed && claim() { runCallback() }
+        return true
+    }
+
+    /// `finishKeptBySpans` when no kept dependency moves: each entry lands where a dependency not
+    /// kept was (two rows swapped, one replaced), or after the last. Then the list is updated where
+    /// it stands: the dependencies not kept are dropped, the entries written over them. Returns
+    /// `false`, having changed nothing, when a kept dependency would move.
+    private func finishKeptInPlace(notKeptBits: Int) -> Bool {
+        let kept = cursor
+        // A dry run of the merge: every span of kept dependencies must start where it is.
+        var count = 0, e = 0, skip = 0, j = 0
+        while true {
+            if e < nextCount && Int(next[e].position) <= j {
+                count += 1
+                e += 1
+            } else if j >= kept {
+                break
+            } else if skip < notKeptCount && notKept.unsafelyUnwrapped[skip] == j {
+                skip += 1
+                j += 1
+            } else {
+                guard count == j else { return false }
+                let stop = min(
+                    e < nextCount ? Int(next[e].position) : kept, skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
+                count += stop - j
+                j = stop
+            }
+        }
+        guard count < depCapacity else { return false }  // room for the sentinel after them
+        var updates = 0
+        for i in 0..<notKeptCount where deps[notKept.unsafelyUnwrapped[i]].object != nil {
+            drop(deps[notKept.unsafelyUnwrapped[i]])
+            updates &+= 1
+        }
+        for j in kept..<depCount where deps[j].object != nil {
+            drop(deps[j])
+            updates &+= 1
+        }
+        // The entries, where the merge puts them.
+        var changed = false
+        var bits = watchedBits - notKeptBits
+        count = 0
+        e = 0
+        skip = 0
+        j = 0
+        while true {
+            if e < nextCount && Int(next[e].position) <= j {
+                let entry = deps + count
+                entry.pointee = next[e]
+                entry.pointee.position = -1
+                if entry.pointee.slot < 0 || entry.pointee.installedMask != entry.pointee.mask { updates &+= 1 }
+                let object = Unmanaged<LockedObject>.fromOpaque(entry.pointee.object.unsafelyUnwrapped)
+                if object._withUnsafeGuaranteedRef({ $0._install(entry, for: self) }) { changed = true }
+                bits += entry.pointee.mask.nonzeroBitCount
+                count += 1
+                e += 1
+            } else if j >= kept {
+                break
+            } else if skip < notKeptCount && notKept.unsafelyUnwrapped[skip] == j {
+                skip += 1
+                j += 1
+            } else {
+                let stop = min(
+                    e < nextCount ? Int(next[e].position) : kept, skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
+                count += stop - j
+                j = stop
+            }
+        }
+        depCount = count
+        nextCount = 0
+        cursor = 0
+        watchedBits = bits
+        lastRunSlotUpdates = updates
+        if changed && claim() { runCallback() }
+        return true
+    }
+
+    /// The spare list, with room for `capacity` dependencies.
+    private func reserveSpare(_ capacity: Int) -> UnsafeMutablePointer<_Dependency> {
+        if let spare, spareCapacity >= capacity { return spare }
+        if let spare { _DependencyList.deallocate(spare) }
+        let grown = _DependencyList.allocate(max(capacity, 4))
+        spare = grown
+        spareCapacity = max(capacity, 4)
+        return grown
+    }
+
+    /// The spare list becomes the list; the old one, the spare.
+    private func adoptSpare() {
+        let list = deps
+        deps = spare.unsafelyUnwrapped
+        spare = list
+        swap(&depCapacity, &spareCapacity)
     }
 
     /// Removes `dependency`'s slot, under its object's lock, and releases the object.
