@@ -153,6 +153,60 @@ import Testing
         scope.cancel()
     }
 
+    /// Reads in a new order every run: one slot per object however the list is rebuilt.
+    @Test func reorderedReadsKeepOneSlotPerObject() {
+        let counters = (0..<8).map { _ in Counter() }
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        var order = Array(0..<8)
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            order.shuffle(using: &random)
+            _ = scope.run { order.reduce(0) { $0 + counters[$1].value } }
+            #expect(scope.dependencyCount == 8)
+        }
+        #expect(counters.allSatisfy { $0._observerCount == 1 })
+        for (i, counter) in counters.enumerated() {
+            counter.value = i + 1
+            _ = scope.run { order.reduce(0) { $0 + counters[$1].value } }
+        }
+        #expect(probe.count == 8)
+        scope.cancel()
+    }
+
+    /// A long list edited a little (swapped: in place; removed, inserted, appended: from spans)
+    /// keeps one slot per object it reads, none in the objects it dropped, and is told of a change
+    /// of any of them.
+    @Test func aLongListEditedALittleKeepsExactlyItsSlots() {
+        var counters = (0..<200).map { _ in Counter() }
+        var dropped: [Counter] = []
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        let edits: [(inout [Counter], inout [Counter]) -> Void] = [
+            { counters, _ in counters.swapAt(3, 150) },
+            { counters, dropped in dropped.append(counters.remove(at: 10)) },
+            { counters, _ in counters.insert(Counter(), at: 120) },
+            { counters, _ in counters.append(Counter()) },
+            { counters, dropped in dropped.append(counters.removeFirst()) },
+            { counters, dropped in dropped.append(counters.remove(at: 5)); counters.insert(Counter(), at: 100) },
+            { counters, _ in counters.swapAt(0, counters.count - 1); counters.swapAt(20, 21) },
+            { counters, dropped in dropped.append(counters[7]); counters[7] = Counter() },
+        ]
+        _ = scope.run { counters.reduce(0) { $0 + $1.value } }
+        for (n, edit) in edits.enumerated() {
+            edit(&counters, &dropped)
+            _ = scope.run { counters.reduce(0) { $0 + $1.value } }
+            #expect(scope.dependencyCount == counters.count, "edit \(n)")
+            #expect(counters.allSatisfy { $0._observerCount == 1 }, "edit \(n)")
+            #expect(dropped.allSatisfy { $0._observerCount == 0 }, "edit \(n)")
+            for counter in dropped { counter.value = n + 1 }
+            #expect(probe.count == n, "edit \(n): a dropped counter notified")
+            counters[(n * 37) % counters.count].value = n + 1
+            #expect(probe.count == n + 1, "edit \(n)")
+        }
+        scope.cancel()
+    }
+
     @Test func writesInTheBodyDoNotNotifyTheScope() {
         let counter = Counter()
         let probe = Probe()
