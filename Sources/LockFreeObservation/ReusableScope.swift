@@ -49,7 +49,7 @@ public struct ReusableScope: Sendable, Hashable {
         let table = ScopeTable.shared
         let (index, free) = table.acquire()
         let scope = ScopeTable.record(index)
-        scope.pointee.setCallback(callback)
+        scope.setCallback(callback)
         scope.pointee.kind.store(ScopeKind.reusable.rawValue, ordering: .relaxed)
         // A reusable scope retains its objects, so none of them can go away under it.
         scope.pointee.watchedSlots.store(WatchedSlots(generation: free.generation, count: 0).raw, ordering: .relaxed)

@@ -117,7 +117,7 @@ final class ScopeTable: @unchecked Sendable {
     @usableFromInline
     func recycle(_ index: UInt32, from state: ScopeState) {
         let rec = Self.record(index)
-        rec.pointee.clearCallback()
+        rec.clearCallback()
         let recycled = state.recycled
         recycled._checkInvariants()
         // Relaxed: the releasing push below publishes it; a retired record is published by nothing

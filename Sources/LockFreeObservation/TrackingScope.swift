@@ -148,7 +148,7 @@ enum TrackingScope {
         let table = ScopeTable.shared
         let (index, free) = table.acquire()
         let record = ScopeTable.record(index)
-        record.pointee.setCallback(callback)
+        record.setCallback(callback)
         record.pointee.kind.store((continuous ? ScopeKind.continuous : .oneShot).rawValue, ordering: .relaxed)
         let generation = free.generation
         var slots: UInt64 = 0
