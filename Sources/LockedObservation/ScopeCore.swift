@@ -65,7 +65,7 @@ struct _Dependency {
 enum _DependencyList {
     static let leadingSentinels = 2
 
-    /// Room for `capacity` dependencies and the trailing sentinel.
+    /// Room for `capacity` dependencies and the trailing sentinel after them (at `capacity` at most).
     static func allocate(_ capacity: Int) -> UnsafeMutablePointer<_Dependency> {
         let region = UnsafeMutablePointer<_Dependency>.allocate(capacity: leadingSentinels + capacity + 1)
         for i in 0..<leadingSentinels {
@@ -352,8 +352,8 @@ final class _ScopeCore: @unchecked Sendable {
             cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps)) / MemoryLayout<_Dependency>.stride
             if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread) { return }
         }
-        // Room for the entry and a sentinel after it: the list becomes `deps`, which a cursor walks.
-        if nextCount &+ 1 >= nextCapacity { grow(&next, &nextCapacity, nextCount) }
+        // (A list has room for a sentinel after its capacity: it becomes `deps`, which a cursor walks.)
+        if nextCount == nextCapacity { grow(&next, &nextCapacity, nextCount) }
         // Acquire: every write that ended before this load has its store visible to the caller's
         // read, which comes after (see `LockedObject._version`).
         let version = recorded ?? object._version.load(ordering: .acquiring)
@@ -648,7 +648,7 @@ final class _ScopeCore: @unchecked Sendable {
                 j = stop
             }
         }
-        guard count < depCapacity else { return false }  // room for the sentinel after them
+        guard count <= depCapacity else { return false }  // (the sentinel goes after the capacity)
         var updates = 0
         for i in 0..<notKeptCount where deps[notKept.unsafelyUnwrapped[i]].object != nil {
             drop(deps[notKept.unsafelyUnwrapped[i]])
