@@ -120,13 +120,13 @@ public struct ReusableScope: Sendable, Hashable {
 
         func finish() {
             let run = thread.pointee.run
-            let kept = Dependency.index(run.cursor, in: run.dependencies)
-            let reads = RunReads(bits: kept - run.skipCount + run.bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
             thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
-            if Self.readAsBefore(reads, kept: kept, newEntries: thread.pointee.count - start, store) {
+            if Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
                 // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
                 scope.pointee.runner.store(0, ordering: .relaxed)
             } else {
+                let kept = Dependency.index(run.cursor, in: run.dependencies)
+                let reads = RunReads(bits: kept - run.skipCount + run.bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
                 reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
             }
             TrackingScope.end(thread, savedStart: savedStart)
@@ -311,10 +311,13 @@ public struct ReusableScope: Sendable, Hashable {
     /// write in flight, none skipped, none left unread, no new entry, and no straddling slot.
     @inline(__always)
     private static func readAsBefore(
-        _ reads: RunReads, kept: Int, newEntries: Int, _ store: UnsafeMutablePointer<DependencyStore>
+        _ run: tracking_run, newEntries: Int, _ store: UnsafeMutablePointer<DependencyStore>
     ) -> Bool {
-        !reads.reshaped && reads.skips == 0 && newEntries == 0 && kept == store.pointee.count
-            && reads.bits == store.pointee.watchedBits && store.pointee.straddling == 0
+        // The cursor at the end of the list: every dependency kept (compared as addresses, with no
+        // division by the stride), each for one property, and `bitsRead` more.
+        let end = UnsafeMutableRawPointer(Dependency.at(run.dependencies, store.pointee.count))
+        return run.reshaped == 0 && run.skipCount == 0 && newEntries == 0 && run.cursor == end
+            && store.pointee.count &+ run.bitsRead == store.pointee.watchedBits && store.pointee.straddling == 0
     }
 
     /// A run with few changes to a long list (a book moved, removed or added): the kept
