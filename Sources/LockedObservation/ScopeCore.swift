@@ -455,28 +455,21 @@ final class _ScopeCore: @unchecked Sendable {
     /// missed by the run fires the scope now.
     private func finish() {
         var updates = 0
-        for i in 0..<depCount {
-            guard deps[i].object != nil else { continue }
+        for i in 0..<depCount where deps[i].object != nil {
             drop(deps[i])
             updates &+= 1
         }
-        adoptNext()
+        swap(&deps, &next)
+        swap(&depCapacity, &nextCapacity)
+        adopt(count: nextCount)
 
         // seq_cst: before the installs' seq_cst accesses (see `LockedObject._version`). A scope
         // cancelled meanwhile (which needs another thread breaking the contract) stays closed.
         _ = phase.compareExchange(
             expected: Phase.idle.rawValue, desired: Phase.armed.rawValue, ordering: .sequentiallyConsistent)
         var changed = false
-        for i in 0..<depCount {
-            let dependency = deps + i
-            dependency.pointee.position = -1
-            if dependency.pointee.slot < 0 || dependency.pointee.installedMask != dependency.pointee.mask { updates &+= 1 }
-            let object = Unmanaged<LockedObject>.fromOpaque(dependency.pointee.object.unsafelyUnwrapped)
-            if object._withUnsafeGuaranteedRef({ $0._install(dependency, for: self) }) { changed = true }
-        }
-        watchedBits = countWatchedBits()
-        lastRunSlotUpdates = updates
-        if changed && claim() { runCallback() }
+        for i in 0..<depCount where install(deps + i, &updates) { changed = true }
+        end(watchedBits: countWatchedBits(), updates: updates, changed: changed)
     }
 
     /// The end of an outermost `LockedScope` run (the scope stayed armed). When it read what the
@@ -528,35 +521,21 @@ final class _ScopeCore: @unchecked Sendable {
             }
         }
         while e < nextCount { takeEntry() }
-        adoptSpare()
-        depCount = count
-        nextCount = 0
-        cursor = 0
-        if nextCapacity < depCapacity {
-            _DependencyList.deallocate(next)
-            next = _DependencyList.allocate(depCapacity)
-            nextCapacity = depCapacity
-        }
+        adoptSpare(count: count)
         // Each entry (a new dependency, or one that took a kept one's slot over): installed and
         // re-checked under its lock, as `finish` does. A kept dependency's slot stays as it was.
         var changed = false
-        for i in 0..<depCount where deps[i].position == -2 {
-            let dependency = deps + i
-            dependency.pointee.position = -1
-            if dependency.pointee.slot < 0 || dependency.pointee.installedMask != dependency.pointee.mask { updates &+= 1 }
-            let object = Unmanaged<LockedObject>.fromOpaque(dependency.pointee.object.unsafelyUnwrapped)
-            if object._withUnsafeGuaranteedRef({ $0._install(dependency, for: self) }) { changed = true }
-        }
-        watchedBits = countWatchedBits()
-        lastRunSlotUpdates = updates
-        if changed && claim() { runCallback() }
+        for i in 0..<depCount where deps[i].position == -2 && install(deps + i, &updates) { changed = true }
+        end(watchedBits: countWatchedBits(), updates: updates, changed: changed)
     }
 
     /// `finishKept` for a run that kept every dependency it read with exactly its watched
-    /// properties (nothing to narrow or widen) and passed over few: the new list is copied in spans
-    /// of kept dependencies, with the entries between them, and only the dependencies not kept and
-    /// the entries are looked at, as the lock-free registrar's in-place reconciliation does. Returns
-    /// `false`, having changed nothing, when the run read its kept dependencies otherwise.
+    /// properties (nothing to narrow or widen) and passed over few: only the dependencies not kept
+    /// and the entries are looked at, as the lock-free registrar's in-place reconciliation does.
+    /// The list is updated where it stands when no kept dependency moves (each entry lands where a
+    /// dependency not kept was, or after the last: two rows swapped, one replaced); otherwise it is
+    /// copied in spans of kept dependencies, with the entries between them. Returns `false`, having
+    /// changed nothing, when the run read its kept dependencies otherwise.
     private func finishKeptBySpans(bitsRead: Int) -> Bool {
         let kept = cursor
         // Each kept dependency read a subset of its watched properties: the totals are equal only
@@ -565,90 +544,10 @@ final class _ScopeCore: @unchecked Sendable {
         for i in 0..<notKeptCount { notKeptBits += deps[notKept.unsafelyUnwrapped[i]].mask.nonzeroBitCount }
         for j in kept..<depCount { notKeptBits += deps[j].mask.nonzeroBitCount }
         guard kept - notKeptCount + bitsRead == watchedBits - notKeptBits else { return false }
-        if finishKeptInPlace(notKeptBits: notKeptBits) { return true }
-        let spare = reserveSpare(kept + nextCount)
-        var updates = 0
-        var changed = false
-        var bits = watchedBits - notKeptBits
-        var count = 0, e = 0, skip = 0, j = 0
-        while true {
-            if e < nextCount && Int(next[e].position) <= j {
-                // An entry, before dependency j: installed (or its taken-over slot updated) and
-                // re-checked under its lock.
-                let entry = spare + count
-                entry.initialize(to: next[e])
-                entry.pointee.position = -1
-                if entry.pointee.slot < 0 || entry.pointee.installedMask != entry.pointee.mask { updates &+= 1 }
-                let object = Unmanaged<LockedObject>.fromOpaque(entry.pointee.object.unsafelyUnwrapped)
-                if object._withUnsafeGuaranteedRef({ $0._install(entry, for: self) }) { changed = true }
-                bits += entry.pointee.mask.nonzeroBitCount
-                count += 1
-                e += 1
-                continue
-            }
-            guard j < kept else { break }
-            if skip < notKeptCount && notKept.unsafelyUnwrapped[skip] == j {
-                // Skipped (dropped now) or taken over by an entry (its slot moved there).
-                if deps[j].object != nil {
-                    drop(deps[j])
-                    updates &+= 1
-                }
-                skip += 1
-                j += 1
-                continue
-            }
-            // A span of kept dependencies, up to the next entry or dependency not kept.
-            let stop = min(
-                e < nextCount ? Int(next[e].position) : kept, skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
-            (spare + count).update(from: deps + j, count: stop - j)
-            count += stop - j
-            j = stop
-        }
-        for j in kept..<depCount where deps[j].object != nil {
-            drop(deps[j])
-            updates &+= 1
-        }
-        adoptSpare()
-        depCount = count
-        nextCount = 0
-        cursor = 0
-        if nextCapacity < depCapacity {
-            _DependencyList.deallocate(next)
-            next = _DependencyList.allocate(depCapacity)
-            nextCapacity = depCapacity
-        }
-        watchedBits = bits
-        lastRunSlotUpdates = updates
-        if changed && claim() { runCallback() }
-        return true
-    }
-
-    /// `finishKeptBySpans` when no kept dependency moves: each entry lands where a dependency not
-    /// kept was (two rows swapped, one replaced), or after the last. Then the list is updated where
-    /// it stands: the dependencies not kept are dropped, the entries written over them. Returns
-    /// `false`, having changed nothing, when a kept dependency would move.
-    private func finishKeptInPlace(notKeptBits: Int) -> Bool {
-        let kept = cursor
-        // A dry run of the merge: every span of kept dependencies must start where it is.
-        var count = 0, e = 0, skip = 0, j = 0
-        while true {
-            if e < nextCount && Int(next[e].position) <= j {
-                count += 1
-                e += 1
-            } else if j >= kept {
-                break
-            } else if skip < notKeptCount && notKept.unsafelyUnwrapped[skip] == j {
-                skip += 1
-                j += 1
-            } else {
-                guard count == j else { return false }
-                let stop = min(
-                    e < nextCount ? Int(next[e].position) : kept, skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
-                count += stop - j
-                j = stop
-            }
-        }
-        guard count <= depCapacity else { return false }  // (the sentinel goes after the capacity)
+        // A dry run: whether every span of kept dependencies starts where it is.
+        var inPlace = true
+        let count = mergeKept(span: { from, to, _ in if from != to { inPlace = false } }, entry: { _, _ in })
+        inPlace = inPlace && count <= depCapacity  // (the sentinel goes after the capacity)
         var updates = 0
         for i in 0..<notKeptCount where deps[notKept.unsafelyUnwrapped[i]].object != nil {
             drop(deps[notKept.unsafelyUnwrapped[i]])
@@ -658,43 +557,71 @@ final class _ScopeCore: @unchecked Sendable {
             drop(deps[j])
             updates &+= 1
         }
-        // The entries, where the merge puts them.
+        let list = inPlace ? deps : reserveSpare(kept + nextCount)
         var changed = false
         var bits = watchedBits - notKeptBits
-        count = 0
-        e = 0
-        skip = 0
-        j = 0
+        _ = mergeKept(
+            span: { from, to, length in if !inPlace { (list + to).update(from: deps + from, count: length) } },
+            entry: { e, at in
+                list[at] = next[e]
+                if install(list + at, &updates) { changed = true }
+                bits += list[at].mask.nonzeroBitCount
+            })
+        if inPlace {
+            adopt(count: count)
+        } else {
+            adoptSpare(count: count)
+        }
+        end(watchedBits: bits, updates: updates, changed: changed)
+        return true
+    }
+
+    /// Walks the new list of a run that kept what it read (`finishKeptBySpans`), in read order:
+    /// each span of kept dependencies (`span(from, to, length)`: indices in `deps` and in the new
+    /// list) and each entry (`entry(index in next, index in the new list)`), an entry before the
+    /// kept dependency at its position. Returns the new list's length.
+    private func mergeKept(
+        span: (_ from: Int, _ to: Int, _ length: Int) -> Void, entry: (_ e: Int, _ at: Int) -> Void
+    ) -> Int {
+        let kept = cursor
+        var count = 0, e = 0, skip = 0, j = 0
         while true {
             if e < nextCount && Int(next[e].position) <= j {
-                let entry = deps + count
-                entry.pointee = next[e]
-                entry.pointee.position = -1
-                if entry.pointee.slot < 0 || entry.pointee.installedMask != entry.pointee.mask { updates &+= 1 }
-                let object = Unmanaged<LockedObject>.fromOpaque(entry.pointee.object.unsafelyUnwrapped)
-                if object._withUnsafeGuaranteedRef({ $0._install(entry, for: self) }) { changed = true }
-                bits += entry.pointee.mask.nonzeroBitCount
+                entry(e, count)
                 count += 1
                 e += 1
             } else if j >= kept {
-                break
+                return count
             } else if skip < notKeptCount && notKept.unsafelyUnwrapped[skip] == j {
+                // Skipped (dropped) or taken over by an entry (its slot moved there).
                 skip += 1
                 j += 1
             } else {
                 let stop = min(
-                    e < nextCount ? Int(next[e].position) : kept, skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
+                    e < nextCount ? Int(next[e].position) : kept,
+                    skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
+                span(j, count, stop - j)
                 count += stop - j
                 j = stop
             }
         }
-        depCount = count
-        nextCount = 0
-        cursor = 0
-        watchedBits = bits
+    }
+
+    /// Installs `dependency` (an entry: a new dependency, or one that took a kept one's slot over)
+    /// and re-checks it under its object's lock; counts a slot added or changed. Returns whether
+    /// the object changed since the run read it.
+    private func install(_ dependency: UnsafeMutablePointer<_Dependency>, _ updates: inout Int) -> Bool {
+        dependency.pointee.position = -1
+        if dependency.pointee.slot < 0 || dependency.pointee.installedMask != dependency.pointee.mask { updates &+= 1 }
+        let object = Unmanaged<LockedObject>.fromOpaque(dependency.pointee.object.unsafelyUnwrapped)
+        return object._withUnsafeGuaranteedRef { $0._install(dependency, for: self) }
+    }
+
+    /// The end of every finish: the totals kept, and a change the re-checks saw called back.
+    private func end(watchedBits: Int, updates: Int, changed: Bool) {
+        self.watchedBits = watchedBits
         lastRunSlotUpdates = updates
         if changed && claim() { runCallback() }
-        return true
     }
 
     /// The spare list, with room for `capacity` dependencies.
@@ -707,12 +634,13 @@ final class _ScopeCore: @unchecked Sendable {
         return grown
     }
 
-    /// The spare list becomes the list; the old one, the spare.
-    private func adoptSpare() {
+    /// The spare list, holding `count` dependencies, becomes the list; the old one, the spare.
+    private func adoptSpare(count: Int) {
         let list = deps
         deps = spare.unsafelyUnwrapped
         spare = list
         swap(&depCapacity, &spareCapacity)
+        adopt(count: count)
     }
 
     /// Removes `dependency`'s slot, under its object's lock, and releases the object.
@@ -726,16 +654,13 @@ final class _ScopeCore: @unchecked Sendable {
         object.release()
     }
 
-    /// The run's entries become the list (after `finish` dropped what they did not take over).
-    private func adoptNext() {
-        swap(&deps, &next)
-        swap(&depCapacity, &nextCapacity)
-        depCount = nextCount
+    /// The list just put in place holds `count` dependencies; the running run's list starts
+    /// empty, sized for the next run: a run reading what the last one read allocates nothing.
+    private func adopt(count: Int) {
+        depCount = count
         nextCount = 0
         cursor = 0
         if nextCapacity < depCapacity {
-            // The next run reads into the other list: size it now, so that a run reading what the
-            // last one read allocates nothing.
             _DependencyList.deallocate(next)
             next = _DependencyList.allocate(depCapacity)
             nextCapacity = depCapacity
