@@ -160,6 +160,8 @@ final class _ScopeCore: @unchecked Sendable {
     @exclusivity(unchecked) var notKept: UnsafeMutablePointer<Int>?
     @exclusivity(unchecked) var notKeptCount = 0
     static let notKeptLimit = 16
+    /// The most steps (spans and entries) a list update records to do it in place: on the stack.
+    static let walkLimit = 40
     /// The properties the installed slots watch, over all of `deps`.
     @exclusivity(unchecked) var watchedBits = 0
     /// Slots the last run added, removed or changed (each took an object's lock for that).
@@ -544,10 +546,6 @@ final class _ScopeCore: @unchecked Sendable {
         for i in 0..<notKeptCount { notKeptBits += deps[notKept.unsafelyUnwrapped[i]].mask.nonzeroBitCount }
         for j in kept..<depCount { notKeptBits += deps[j].mask.nonzeroBitCount }
         guard kept - notKeptCount + bitsRead == watchedBits - notKeptBits else { return false }
-        // A dry run: whether every span of kept dependencies starts where it is.
-        var inPlace = true
-        let count = mergeKept(span: { from, to, _ in if from != to { inPlace = false } }, entry: { _, _ in })
-        inPlace = inPlace && count <= depCapacity  // (the sentinel goes after the capacity)
         var updates = 0
         for i in 0..<notKeptCount where deps[notKept.unsafelyUnwrapped[i]].object != nil {
             drop(deps[notKept.unsafelyUnwrapped[i]])
@@ -557,19 +555,75 @@ final class _ScopeCore: @unchecked Sendable {
             drop(deps[j])
             updates &+= 1
         }
-        let list = inPlace ? deps : reserveSpare(kept + nextCount)
         var changed = false
         var bits = watchedBits - notKeptBits
-        _ = mergeKept(
-            span: { from, to, length in if !inPlace { (list + to).update(from: deps + from, count: length) } },
-            entry: { e, at in
-                list[at] = next[e]
-                if install(list + at, &updates) { changed = true }
-                bits += list[at].mask.nonzeroBitCount
+        // (A nested function, not a closure value: the variables it updates stay on the stack.)
+        func place(_ list: UnsafeMutablePointer<_Dependency>, _ e: Int, _ at: Int) {
+            list[at] = next[e]
+            if install(list + at, &updates) { changed = true }
+            bits += list[at].mask.nonzeroBitCount
+        }
+        if depCount == 0 {
+            // A first run (a view just mounted): its entries are the list.
+            let list = nextCount <= depCapacity ? deps : reserveSpare(nextCount)
+            for e in 0..<nextCount { place(list, e, e) }
+            if list == deps { adopt(count: nextCount) } else { adoptSpare(count: nextCount) }
+            end(watchedBits: bits, updates: updates, changed: changed)
+            return true
+        }
+        // A dry run: the list can be updated where it stands if every kept span moves the same way
+        // and no entry lands on a kept dependency still to be moved. Forward (spans towards the
+        // front, each entry before the next span still to move): in the walk's own order.
+        // Backward (the reverse, an insertion): in reverse, recorded (a few steps, on the stack).
+        var forward = true, backward = true
+        var sourceEnd = 0  // where the last span so far ends in `deps`
+        var steps = 0
+        let count = mergeKept(
+            span: { from, to, length in
+                steps += 1
+                sourceEnd = from + length
+                if to > from { forward = false }
+                if to < from { backward = false }
+            },
+            entry: { _, at, nextSpan in
+                steps += 1
+                if at >= nextSpan { forward = false }
+                if at < sourceEnd { backward = false }
             })
-        if inPlace {
+        let fits = count <= depCapacity  // (the sentinel goes after the capacity)
+        // (`update(from:count:)` copies overlapping ranges.)
+        if fits && forward {
+            _ = mergeKept(
+                span: { from, to, length in if from != to { (deps + to).update(from: deps + from, count: length) } },
+                entry: { e, at, _ in place(deps, e, at) })
+            adopt(count: count)
+        } else if fits && backward && steps <= Self.walkLimit {
+            withUnsafeTemporaryAllocation(of: (Int, Int, Int).self, capacity: steps) { walk in
+                var n = 0
+                _ = mergeKept(
+                    span: { from, to, length in
+                        walk[n] = (from, to, length)
+                        n += 1
+                    },
+                    entry: { e, at, _ in
+                        walk[n] = (-1 - e, at, 0)
+                        n += 1
+                    })
+                for i in (0..<n).reversed() {
+                    let (from, to, length) = walk[i]
+                    if from < 0 {
+                        place(deps, -1 - from, to)
+                    } else if from != to {
+                        (deps + to).update(from: deps + from, count: length)
+                    }
+                }
+            }
             adopt(count: count)
         } else {
+            let list = reserveSpare(kept + nextCount)
+            _ = mergeKept(
+                span: { from, to, length in (list + to).update(from: deps + from, count: length) },
+                entry: { e, at, _ in place(list, e, at) })
             adoptSpare(count: count)
         }
         end(watchedBits: bits, updates: updates, changed: changed)
@@ -578,16 +632,24 @@ final class _ScopeCore: @unchecked Sendable {
 
     /// Walks the new list of a run that kept what it read (`finishKeptBySpans`), in read order:
     /// each span of kept dependencies (`span(from, to, length)`: indices in `deps` and in the new
-    /// list) and each entry (`entry(index in next, index in the new list)`), an entry before the
-    /// kept dependency at its position. Returns the new list's length.
+    /// list) and each entry (`entry(index in next, index in the new list, where the next span
+    /// starts in deps or Int.max)`), an entry before the kept dependency at its position. Returns
+    /// the new list's length.
     private func mergeKept(
-        span: (_ from: Int, _ to: Int, _ length: Int) -> Void, entry: (_ e: Int, _ at: Int) -> Void
+        span: (_ from: Int, _ to: Int, _ length: Int) -> Void,
+        entry: (_ e: Int, _ at: Int, _ nextSpan: Int) -> Void
     ) -> Int {
         let kept = cursor
         var count = 0, e = 0, skip = 0, j = 0
         while true {
             if e < nextCount && Int(next[e].position) <= j {
-                entry(e, count)
+                // Where the next span of kept dependencies starts in `deps` (`kept`: none left).
+                var nextSpan = j, k = skip
+                while nextSpan < kept && k < notKeptCount && notKept.unsafelyUnwrapped[k] == nextSpan {
+                    nextSpan += 1
+                    k += 1
+                }
+                entry(e, count, nextSpan < kept ? nextSpan : Int.max)
                 count += 1
                 e += 1
             } else if j >= kept {
