@@ -63,6 +63,14 @@ open class LockedObject {
     ///   before, the increment would happen before the re-check, which would see it), so it finds
     ///   the slot, and the scope armed.
     ///
+    /// - **A kept read** (an outermost `LockedScope` run, `_ScopeCore.begin()`): the scope is armed
+    ///   (seq_cst) before its body reads, with its slots installed since an earlier run, and the
+    ///   read only tests this word for a write in flight (acquire). A writer counts its begin
+    ///   (seq_cst) before it claims the scope (seq_cst compare-and-swap on its phase): either the
+    ///   claim sees the scope armed and tells it, or the read's test comes after the begin and sees
+    ///   the write in flight (the read is then recorded with its version, as above), or the write
+    ///   had ended (release) and the read sees its store.
+    ///
     /// The price is a spurious report when another property of the same object was written around
     /// the read. `begun` wraps after 2^40 writes.
     @usableFromInline let _version = Atomic<UInt64>(0)
