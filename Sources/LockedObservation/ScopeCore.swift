@@ -219,9 +219,7 @@ final class _ScopeCore: @unchecked Sendable {
             // seq_cst: arming is the reader's half of the Dekker pair with a writer's version
             // increment then claim (see `_version`); disarming orders as every phase change the
             // re-check relies on.
-            if keeping && current == Phase.armed.rawValue {
-                atomicMemoryFence(ordering: .sequentiallyConsistent)
-            } else {
+            if !keeping || current != Phase.armed.rawValue {
                 let desired = keeping ? Phase.armed : Phase.idle
                 let (exchanged, seen) = phase.compareExchange(
                     expected: current, desired: desired.rawValue, ordering: .sequentiallyConsistent)
@@ -230,6 +228,9 @@ final class _ScopeCore: @unchecked Sendable {
                     continue
                 }
             }
+            // The reads' version tests are acquire loads: a seq_cst fence orders them after the
+            // arming in the total order the writer's claim is in (as `ReusableScope.arm` ends).
+            if keeping { atomicMemoryFence(ordering: .sequentiallyConsistent) }
             let result = frame(true, keeping)
             nextCount = 0
             cursor = 0
