@@ -47,6 +47,7 @@ struct _Dependency {
     var position: Int32
 
     init(object: UnsafeMutableRawPointer, mask: UInt64, version: UInt64, word: UInt32, position: Int) {
+        precondition(UInt(bitPattern: object) >> 48 == 0, "object address above 48 bits")
         key = UInt(bitPattern: object) | UInt(word) << 48
         self.mask = mask
         read = 0
@@ -89,9 +90,9 @@ enum _DependencyList {
 @usableFromInline
 struct _RunFrame {
     let saved: UnsafeMutableRawPointer?
-    let tracking: Bool
+    var tracking = false
     /// An outermost `LockedScope` run: its reads are kept by the cursor.
-    let keeping: Bool
+    var keeping = false
     let cursor: UnsafeMutableRawPointer?
     let dependencies: UnsafeMutableRawPointer?
     let dependencyCount: Int
@@ -207,12 +208,9 @@ final class _ScopeCore: @unchecked Sendable {
     func begin() -> _RunFrame {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let saved = thread.pointee.run
-        let frame = { (tracking: Bool, keeping: Bool) in
-            _RunFrame(
-                saved: saved, tracking: tracking, keeping: keeping, cursor: thread.pointee.cursor,
-                dependencies: thread.pointee.dependencies, dependencyCount: thread.pointee.dependencyCount,
-                bitsRead: thread.pointee.bitsRead)
-        }
+        var frame = _RunFrame(
+            saved: saved, cursor: thread.pointee.cursor, dependencies: thread.pointee.dependencies,
+            dependencyCount: thread.pointee.dependencyCount, bitsRead: thread.pointee.bitsRead)
         let keeping = saved == nil && !closesWhenFired
         var current = phase.load(ordering: .relaxed)
         while current != Phase.closed.rawValue {
@@ -231,7 +229,8 @@ final class _ScopeCore: @unchecked Sendable {
             // The reads' version tests are acquire loads: a seq_cst fence orders them after the
             // arming in the total order the writer's claim is in (as `ReusableScope.arm` ends).
             if keeping { atomicMemoryFence(ordering: .sequentiallyConsistent) }
-            let result = frame(true, keeping)
+            frame.tracking = true
+            frame.keeping = keeping
             nextCount = 0
             cursor = 0
             reshaped = false
@@ -249,9 +248,9 @@ final class _ScopeCore: @unchecked Sendable {
                 thread.pointee.cursor = locked_no_dependencies_address()
                 thread.pointee.dependencyCount = 0
             }
-            return result
+            return frame
         }
-        return frame(false, false)
+        return frame
     }
 
     /// Ends a run begun by `begin()`: brings the slots in line with what it read, re-arms and
