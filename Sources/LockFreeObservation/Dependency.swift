@@ -95,6 +95,20 @@ struct Dependency {
         at(base).distance(to: at(cursor))
     }
 
+    /// A dependency on no object, left where a long list lost one (`DependencyStore.holes`): its
+    /// key is no object's (as a sentinel's), so no read matches it and a run's cursor skips it; it
+    /// has no slots, no retain and no properties.
+    static var hole: Dependency {
+        var hole = Dependency(
+            object: UnsafeMutableRawPointer(bitPattern: UInt(TRACKING_NO_OBJECT)).unsafelyUnwrapped, mask: 0, read: 0,
+            version: 0, word: 0, ownWrites: 0, slot: nil, straddling: false)
+        hole.fate = .dropped
+        return hole
+    }
+
+    /// Whether this is a hole (`hole`).
+    var isHole: Bool { key == UInt(TRACKING_NO_OBJECT) }
+
     /// Whether `version` was loaded by this run: it read a property outside the installed slots,
     /// or read during a write in flight (an earlier run's version has none in flight).
     var versionIsThisRuns: Bool { read & ~mask != 0 || WriteWord.inFlight(version) != 0 }
@@ -220,6 +234,14 @@ struct DependencyStore {
     var watchedBits = 0
     /// Dependencies whose slots are straddling: while any is, every run re-examines them all.
     var straddling = 0
+    /// Holes among the dependencies (`Dependency.hole`): a dependency dropped from a long list
+    /// leaves one instead of every later dependency moving down to fill its place
+    /// (`ReusableScope.reconcileInPlace`), and a dependency added there later takes its place. A
+    /// run passes a hole as a dependency it skipped.
+    var holes = 0
+    /// Runs in a row that ended with holes left: each passed them in its slow path, so after
+    /// `ReusableScope.holeRunLimit` of them the next run moves the list together instead.
+    var runsWithHoles = 0
     /// The enclosing run's cursor while this scope runs nested in another scope's run (an
     /// outermost run restores the state of no run instead: `ReusableScope.run`).
     var enclosingRun = tracking_run()

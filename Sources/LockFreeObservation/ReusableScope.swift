@@ -57,6 +57,8 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.count = 0
         store.pointee.watchedBits = 0
         store.pointee.straddling = 0
+        store.pointee.holes = 0
+        store.pointee.runsWithHoles = 0
         let idle = free.idle
         idle._checkInvariants()
         // Release: publishes the payload to a thread that claims the record from a slot.
@@ -87,7 +89,18 @@ public struct ReusableScope: Sendable, Hashable {
     }
 
     /// How many object words the last run read (the owner's view; diagnostics and tests).
-    public var dependencyCount: Int { ScopeTable.store(record).pointee.count }
+    public var dependencyCount: Int { ScopeTable.store(record).pointee.count - ScopeTable.store(record).pointee.holes }
+
+    /// Holes left among the dependencies (`DependencyStore.holes`; diagnostics and tests).
+    var holeCount: Int { ScopeTable.store(record).pointee.holes }
+
+    /// A run that drops dependencies from a list leaves holes where they were instead of moving
+    /// more than this many later dependencies down (`reconcileInPlace`).
+    static let holeMoveLimit = 128
+
+    /// Runs in a row that may end with holes left; the next moves the list together
+    /// (`DependencyStore.runsWithHoles`).
+    static let holeRunLimit = 8
 
     /// Runs `body`, tracking what it reads, and watches that until the first change.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
@@ -151,12 +164,14 @@ public struct ReusableScope: Sendable, Hashable {
         let wasArmed = disarm(scope)
         let store = ScopeTable.store(record)
         let base = store.pointee.dependencies.base
-        for i in 0..<store.pointee.count {
+        for i in 0..<store.pointee.count where !base[i].isHole {
             Unmanaged<TrackedObject>.fromOpaque(base[i].object).release()
         }
         store.pointee.count = 0
         store.pointee.watchedBits = 0
         store.pointee.straddling = 0
+        store.pointee.holes = 0
+        store.pointee.runsWithHoles = 0
         store.pointee.dependencies.shrink(above: 256)
         store.pointee.spare.shrink(above: 256)
         // Its slots stay in the objects until an install or a scan reuses them: once the record
@@ -230,6 +245,10 @@ public struct ReusableScope: Sendable, Hashable {
                 continue
             }
             unchanged = false
+            if dependency.pointee.isHole {
+                dependency.pointee.fate = .dropped
+                continue
+            }
             if let entry = entryOf(dependency.pointee.object, word: dependency.pointee.word, thread, from: start, to: end),
                entries.unsafelyUnwrapped[entry].dependency < 0 {
                 entries.unsafelyUnwrapped[entry].dependency = Int32(truncatingIfNeeded: j)
@@ -300,7 +319,9 @@ public struct ReusableScope: Sendable, Hashable {
         }
         store.pointee.watchedBits = watchedBits
         store.pointee.straddling = straddling
-        for j in 0..<previousCount where previous[j].fate == .dropped {
+        store.pointee.holes = 0
+        store.pointee.runsWithHoles = 0
+        for j in 0..<previousCount where previous[j].fate == .dropped && !previous[j].isHole {
             Unmanaged<TrackedObject>.fromOpaque(previous[j].object).release()
         }
         if changed { TrackingScope.fireNow(record, generation: generation) }
@@ -356,16 +377,27 @@ public struct ReusableScope: Sendable, Hashable {
         let finalCount = keptCount + (end - start)
         // Room for the sentinel after them (`DependencyBuffer.endWithSentinel`).
         guard finalCount < store.pointee.dependencies.capacity else { return false }
+        // A long run of kept dependencies after one dropped stays where it is, behind a hole, once
+        // every entry is placed; unless holes have been left run after run.
+        let holesAllowed = store.pointee.runsWithHoles < Self.holeRunLimit
 
         // A dry run of the moves: an entry is written at `written`, which must not hold a kept
-        // dependency still to be moved (`written < consumed`, or nothing left to move).
-        func walk(_ move: (_ from: Int, _ to: Int, _ count: Int) -> Void, _ place: (_ entry: Int, _ at: Int) -> Void) -> Bool {
+        // dependency still to be moved (`written < consumed`, or nothing left to move). Returns
+        // how many dependencies the list holds after, holes included, or `nil`.
+        func walk(
+            _ move: (_ from: Int, _ to: Int, _ count: Int) -> Void, _ place: (_ entry: Int, _ at: Int) -> Void,
+            _ leaveHoles: (_ at: Int, _ count: Int) -> Void
+        ) -> Int? {
             var consumed = 0, written = 0, skip = 0, e = start
             while true {
                 let nextSkip = skip < skipCount ? skipAt(skip) : cursor
                 let nextEntry = e < end ? Int(entries.unsafelyUnwrapped[e].position) : Int.max
                 let boundary = min(nextSkip, nextEntry, cursor)
                 if boundary > consumed {
+                    if holesAllowed && written < consumed && e == end && boundary - consumed > Self.holeMoveLimit {
+                        leaveHoles(written, consumed - written)
+                        written = consumed
+                    }
                     move(consumed, written, boundary - consumed)
                     written += boundary - consumed
                     consumed = boundary
@@ -376,12 +408,12 @@ public struct ReusableScope: Sendable, Hashable {
                     consumed = nextSkip + 1
                     skip += 1
                 } else if e < end {
-                    if written >= consumed && consumed < cursor { return false }
+                    if written >= consumed && consumed < cursor { return nil }
                     place(e, written)
                     written += 1
                     e += 1
                 } else {
-                    return true
+                    return written
                 }
             }
         }
@@ -413,17 +445,23 @@ public struct ReusableScope: Sendable, Hashable {
                 }
             }
         }
-        let forward = walk({ _, _, _ in }, { _, _ in })
+        // (The forward walk's count, holes included, is checked against the room for the sentinel.)
+        let forwardCount = walk({ _, _, _ in }, { _, _ in }, { _, _ in })
+        let forward = forwardCount.map { $0 < store.pointee.dependencies.capacity } ?? false
         guard forward || walkBackward({ _, _, _ in }, { _, _ in }) else { return false }
 
         // Commit. First the dependencies not kept, copied aside (the moves may write over them):
         // taken over by this run's entry for them, or dropped.
         store.pointee.spare.reserve(notKept)
         let aside = store.pointee.spare.base
+        var holes = store.pointee.holes
         for i in 0..<notKept {
             let j = notKeptAt(i)
             (aside + i).initialize(to: deps[j])
-            if let entry = entryOf(deps[j].object, word: deps[j].word, thread, from: start, to: end),
+            if deps[j].isHole {
+                aside[i].fate = .dropped
+                holes -= 1
+            } else if let entry = entryOf(deps[j].object, word: deps[j].word, thread, from: start, to: end),
                entries.unsafelyUnwrapped[entry].dependency < 0 {
                 entries.unsafelyUnwrapped[entry].dependency = Int32(truncatingIfNeeded: i)
                 aside[i].fate = .takenOver
@@ -445,11 +483,21 @@ public struct ReusableScope: Sendable, Hashable {
             if dependency.straddling { straddling += 1 }
             deps[at] = dependency
         }
-        _ = forward ? walk(move, place) : walkBackward(move, place)
-        store.pointee.count = finalCount
+        let leaveHoles = { (at: Int, count: Int) in
+            (deps + at).update(repeating: Dependency.hole, count: count)
+            holes += count
+        }
+        if forward {
+            store.pointee.count = walk(move, place, leaveHoles).unsafelyUnwrapped
+        } else {
+            _ = walkBackward(move, place)
+            store.pointee.count = finalCount
+        }
         store.pointee.watchedBits = watchedBits
         store.pointee.straddling = straddling
-        for i in 0..<notKept where aside[i].fate == .dropped {
+        store.pointee.holes = holes
+        store.pointee.runsWithHoles = holes == 0 ? 0 : store.pointee.runsWithHoles + 1
+        for i in 0..<notKept where aside[i].fate == .dropped && !aside[i].isHole {
             Unmanaged<TrackedObject>.fromOpaque(aside[i].object).release()
         }
         if changed { TrackingScope.fireNow(record, generation: generation) }

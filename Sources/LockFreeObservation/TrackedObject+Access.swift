@@ -181,18 +181,25 @@ extension TrackedObject {
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
         if cursorActive {
-            let skipped = Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
+            var skipped = Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
+            // Holes at the cursor (`DependencyStore.holes`) are passed as dependencies skipped, and
+            // the read is matched with the dependency after them.
+            if skipped < thread.pointee.run.dependencyCount && Dependency.at(thread.pointee.run.cursor).pointee.isHole {
+                repeat {
+                    Self._recordSkip(skipped, thread)
+                    skipped &+= 1
+                } while skipped < thread.pointee.run.dependencyCount
+                    && Dependency.at(thread.pointee.run.dependencies, skipped).pointee.isHole
+                thread.pointee.run.cursor = UnsafeMutableRawPointer(Dependency.at(thread.pointee.run.dependencies, skipped))
+                if _recordKeptAccess(property, thread) { return }
+            }
             if skipped &+ 1 < thread.pointee.run.dependencyCount {
                 let dependency = Dependency.at(thread.pointee.run.cursor) + 1
                 if dependency.pointee.key == Dependency.key(me, word) {
                     (dependency - 1).pointee.read = 0
                     dependency.keep(1 << UInt64(property & 63), of: self, thread)
                     thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
-                    let skips = thread.pointee.run.skipCount
-                    if skips < Int(TRACKING_SKIPS_KEPT) {
-                        withUnsafeMutableBytes(of: &thread.pointee.skips) { $0.storeBytes(of: skipped, toByteOffset: skips * 8, as: Int.self) }
-                    }
-                    thread.pointee.run.skipCount = skips &+ 1
+                    Self._recordSkip(skipped, thread)
                     tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: -2 &- skipped)
                     return
                 }
@@ -216,6 +223,16 @@ extension TrackedObject {
         thread.pointee.count = index &+ 1
         tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: index)
         _schedulePoint()
+    }
+
+    /// Counts dependency `index` of the running reusable scope as skipped by its cursor (not read
+    /// where the last run read it), and keeps its index among the first `TRACKING_SKIPS_KEPT`.
+    static func _recordSkip(_ index: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
+        let skips = thread.pointee.run.skipCount
+        if skips < Int(TRACKING_SKIPS_KEPT) {
+            withUnsafeMutableBytes(of: &thread.pointee.skips) { $0.storeBytes(of: index, toByteOffset: skips * 8, as: Int.self) }
+        }
+        thread.pointee.run.skipCount = skips &+ 1
     }
 
     /// A read whose `seen` slot another object took (their addresses share its bits): the last

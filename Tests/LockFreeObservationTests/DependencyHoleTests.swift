@@ -1,0 +1,194 @@
+import Glibc
+import Synchronization
+import Testing
+
+@testable import LockFreeObservation
+
+extension RegistrarTests {
+    /// A long list that loses a dependency leaves a hole where it was instead of moving every later
+    /// dependency (`DependencyStore.holes`); a dependency added there later takes the hole, and
+    /// holes left run after run are closed up.
+    @Suite struct DependencyHoleTests {
+        /// Long enough that a removal near its start leaves a hole (`ReusableScope.holeMoveLimit`).
+        static let length = 2 * ReusableScope.holeMoveLimit + 10
+
+        /// A scope over property 1 of each row of a list, and what it must watch.
+        final class ListView {
+            var rows = (0..<DependencyHoleTests.length).map { _ in Row() }
+            var dropped: [Row] = []
+            let observer = CountingObserver()
+            let scope: ReusableScope
+
+            init() {
+                scope = ReusableScope(notifying: observer)
+                run()
+            }
+
+            func run() { _ = scope.run { rows.reduce(0) { $0 + $1.read(1) } } }
+
+            /// The scope watches exactly the rows: one slot in each, none in a dropped row; a
+            /// dropped row's write tells it nothing, a row's write tells it once.
+            func expectWatchesExactlyTheRows(_ note: String, sourceLocation: SourceLocation = #_sourceLocation) {
+                #expect(scope.dependencyCount == rows.count, "\(note)", sourceLocation: sourceLocation)
+                #expect(rows.allSatisfy { $0.slots(of: scope) == 1 }, "\(note)", sourceLocation: sourceLocation)
+                #expect(dropped.allSatisfy { $0.slots(of: scope) == 0 }, "\(note)", sourceLocation: sourceLocation)
+                let told = observer.count
+                for row in dropped { row.write(1, row.value.load(ordering: .relaxed) + 1) }
+                #expect(observer.count == told, "\(note): a dropped row notified", sourceLocation: sourceLocation)
+                // The last row: after every hole, so the cursor passed them all to keep it.
+                rows[rows.count - 1].write(1, rows[rows.count - 1].value.load(ordering: .relaxed) + 1)
+                #expect(observer.count == told + 1, "\(note)", sourceLocation: sourceLocation)
+                run()
+                #expect(scope.isArmed, "\(note)", sourceLocation: sourceLocation)
+            }
+        }
+
+        @Test func aRowRemovedFromALongListLeavesAHoleThatAnInsertionFills() {
+            let view = ListView()
+            #expect(view.scope.holeCount == 0)
+            view.dropped.append(view.rows.remove(at: 10))
+            view.run()
+            #expect(view.scope.holeCount == 1)
+            view.expectWatchesExactlyTheRows("after the removal")
+            // A run that passes the hole keeps it, and everything after it.
+            #expect(view.scope.holeCount == 1)
+            view.expectWatchesExactlyTheRows("a run later")
+            view.rows.insert(Row(), at: 10)
+            view.run()
+            #expect(view.scope.holeCount == 0, "the inserted row took the hole")
+            view.expectWatchesExactlyTheRows("after the insertion")
+            view.scope.cancel()
+        }
+
+        @Test func adjacentHolesArePassedAndFilled() {
+            let view = ListView()
+            view.dropped.append(view.rows.remove(at: 10))
+            view.run()
+            view.dropped.append(view.rows.remove(at: 10))
+            view.run()
+            #expect(view.scope.holeCount == 2)
+            view.expectWatchesExactlyTheRows("two holes side by side")
+            view.rows.insert(contentsOf: [Row(), Row()], at: 10)
+            view.run()
+            #expect(view.scope.holeCount == 0)
+            view.expectWatchesExactlyTheRows("both filled")
+            view.scope.cancel()
+        }
+
+        @Test func holesLeftRunAfterRunAreClosedUp() {
+            let view = ListView()
+            view.dropped.append(view.rows.remove(at: 10))
+            view.run()
+            for _ in 1..<ReusableScope.holeRunLimit { view.run() }
+            #expect(view.scope.holeCount == 1, "holes are kept for holeRunLimit runs")
+            view.run()
+            #expect(view.scope.holeCount == 0, "then the list is moved together")
+            view.expectWatchesExactlyTheRows("closed up")
+            view.scope.cancel()
+        }
+
+        @Test func aRunThatRebuildsItsListDropsItsHoles() {
+            let view = ListView()
+            view.dropped.append(view.rows.remove(at: 10))
+            view.run()
+            #expect(view.scope.holeCount == 1)
+            view.rows.reverse()
+            view.run()
+            #expect(view.scope.holeCount == 0)
+            view.expectWatchesExactlyTheRows("rebuilt")
+            view.scope.cancel()
+        }
+
+        @Test func cancellingAScopeWithHolesReleasesExactlyItsObjects() {
+            weak var removed: Row?
+            weak var kept: Row?
+            do {
+                let view = ListView()
+                removed = view.rows[10]
+                kept = view.rows[20]
+                view.rows.remove(at: 10)
+                view.run()
+                #expect(view.scope.holeCount == 1)
+                #expect(removed == nil, "the removed row was released by the run that dropped it")
+                view.rows.removeAll()
+                #expect(kept != nil, "the scope holds the rows it watches")
+                view.scope.cancel()
+            }
+            #expect(kept == nil)
+        }
+
+        /// Threads re-run views over long lists with holes (rows removed and put back at random
+        /// places) whenever told, while every thread also writes rows. Oracle, at a barrier after
+        /// each round: a view still armed read what every row holds now.
+        @Test(arguments: [0xB0_1E5_0001, 0xB0_1E5_0002] as [UInt64])
+        func concurrentListsWithHolesNeverMissAChange(seed: UInt64) {
+            final class View: @unchecked Sendable {
+                // `@unchecked Sendable`: `reads` and `order` belong to the owning thread; `dirty`
+                // is atomic. Checked after the threads are joined at each barrier.
+                let dirty = Counter()
+                var order: [Int] = []
+                var reads: [(node: Int, value: Int)] = []
+                var scope: ReusableScope!
+            }
+            let nodes = (0..<(Self.length + 20)).map { _ in StressModel() }
+            let next = Counter(1)
+            let threads = 2
+            let viewsPerThread = 3
+            let views = (0..<threads * viewsPerThread).map { _ in View() }
+            for view in views {
+                view.order = Array(0..<Self.length)
+                view.scope = ReusableScope(onChange: { view.dirty.set(1) })
+            }
+            let rounds = 300
+            let arrived = Counter()
+            let stale = Counter()
+            let holesSeen = Counter()
+            @Sendable func barrier(_ generation: Int) {
+                arrived.bump()
+                while arrived.value < generation * threads { sched_yield() }
+            }
+            let shared = Unchecked((nodes, views))
+            onThreads(threads) { thread in
+                let (nodes, views) = shared.value
+                var random = SplitMix64(seed: seed &+ UInt64(thread))
+                let own = views[(thread * viewsPerThread)..<((thread + 1) * viewsPerThread)]
+                for round in 0..<rounds {
+                    for _ in 0..<12 {
+                        if random.below(2) == 0 {
+                            nodes[random.below(nodes.count)].write(0, next.raw.add(1, ordering: .relaxed).newValue)
+                            continue
+                        }
+                        let view = own[own.startIndex + random.below(viewsPerThread)]
+                        switch random.below(4) {
+                        case 0 where view.order.count > 10:
+                            view.order.remove(at: random.below(view.order.count / 4))
+                        case 1:
+                            let unread = (0..<nodes.count).filter { !view.order.contains($0) }
+                            if let node = unread.randomElement(using: &random) {
+                                view.order.insert(node, at: random.below(view.order.count / 4 + 1))
+                            }
+                        default:
+                            if view.dirty.value == 0 { continue }
+                        }
+                        view.dirty.set(0)
+                        let order = view.order
+                        view.reads = view.scope.run { order.map { ($0, nodes[$0].read(0)) } }
+                        if view.scope.holeCount > 0 { holesSeen.bump() }
+                    }
+                    barrier(2 * round + 1)
+                    if thread == 0 {
+                        for view in views where view.scope.isArmed {
+                            if view.reads.contains(where: { nodes[$0.node].values[0].load(ordering: .relaxed) != $0.value }) {
+                                stale.bump()
+                            }
+                        }
+                    }
+                    barrier(2 * round + 2)
+                }
+            }
+            for view in views { view.scope.cancel() }
+            #expect(holesSeen.value > 0, "no run left a hole: the test does not test holes")
+            #expect(stale.value == 0, "\(stale.value) times an armed view held a value that had changed")
+        }
+    }
+}
