@@ -59,6 +59,18 @@ struct _Dependency {
         slot = -1
         self.position = Int32(truncatingIfNeeded: position)
     }
+
+    /// A hole, left where a long list lost a dependency (`_ScopeCore.holes`): no object, no key
+    /// (as a dependency taken over), no properties and no slot.
+    static var hole: _Dependency {
+        var hole = _Dependency(object: UnsafeMutableRawPointer(bitPattern: 1).unsafelyUnwrapped, mask: 0, version: 0, word: 0, position: 0)
+        hole.object = nil
+        hole.key = 0
+        return hole
+    }
+
+    /// Whether this is a hole (`hole`): a dependency taken over keeps its properties.
+    var isHole: Bool { object == nil && mask == 0 }
 }
 
 /// A list of dependencies a cursor may walk: two sentinels before it and room for one after its
@@ -167,6 +179,15 @@ final class _ScopeCore: @unchecked Sendable {
     @exclusivity(unchecked) var watchedBits = 0
     /// Slots the last run added, removed or changed (each took an object's lock for that).
     @exclusivity(unchecked) var lastRunSlotUpdates = 0
+    /// Holes in `deps` (`_Dependency.hole`), as the lock-free registrar's `DependencyStore.holes`:
+    /// a dependency dropped from a long list leaves one instead of every later one moving down
+    /// (`finishKeptBySpans`); an entry read there later takes it; a run passes it as not kept.
+    @exclusivity(unchecked) var holes = 0
+    /// Runs in a row that ended with holes left; after `holeRunLimit`, the next closes them up.
+    @exclusivity(unchecked) var runsWithHoles = 0
+    /// A list update leaves holes instead of moving more than this many kept dependencies down.
+    static let holeMoveLimit = 128
+    static let holeRunLimit = 8
 
     init(_ callback: _Callback, continuous: Bool, closesWhenFired: Bool) {
         self.callback = Mutex(callback)
@@ -352,6 +373,15 @@ final class _ScopeCore: @unchecked Sendable {
         let keeping = thread.pointee.run == Unmanaged.passUnretained(self).toOpaque() && isKeeping
         if keeping {
             cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps)) / MemoryLayout<_Dependency>.stride
+            if cursor < depCount && deps[cursor].isHole {
+                // Holes are passed as dependencies not kept, and the read matched after them.
+                repeat {
+                    noteNotKept(cursor)
+                    cursor &+= 1
+                } while cursor < depCount && deps[cursor].isHole
+                thread.pointee.cursor = UnsafeMutableRawPointer(deps + cursor)
+                if object._keepReadInline(property) { return }
+            }
             if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread) { return }
         }
         // (A list has room for a sentinel after its capacity: it becomes `deps`, which a cursor walks.)
@@ -365,13 +395,13 @@ final class _ScopeCore: @unchecked Sendable {
             takeOver(cursor, into: &entry)
             noteNotKept(cursor)
             cursor &+= 1
-        } else if cursor &+ 1 < depCount && deps[cursor &+ 1].key == key {
-            // One dependency of the last run was not read here: it is dropped at the end.
+        } else if let after = dependencyAfterSkipping(cursor), deps[after].key == key {
+            // One dependency of the last run was not read here (and any holes after it): it is
+            // dropped at the end.
             deps[cursor].read = 0
-            takeOver(cursor &+ 1, into: &entry)
-            noteNotKept(cursor)
-            noteNotKept(cursor &+ 1)
-            cursor &+= 2
+            takeOver(after, into: &entry)
+            for i in cursor...after { noteNotKept(i) }
+            cursor = after &+ 1
         } else {
             // A new dependency: the scope holds the object until a run no longer reads it.
             _ = Unmanaged.passUnretained(object).retain()
@@ -413,6 +443,14 @@ final class _ScopeCore: @unchecked Sendable {
             i &-= 1
         }
         return false
+    }
+
+    /// The first dependency after `index` that is not a hole, if any.
+    @inline(__always)
+    private func dependencyAfterSkipping(_ index: Int) -> Int? {
+        var i = index &+ 1
+        while i < depCount && deps[i].isHole { i &+= 1 }
+        return i < depCount ? i : nil
     }
 
     @inline(__always)
@@ -547,13 +585,24 @@ final class _ScopeCore: @unchecked Sendable {
         for j in kept..<depCount { notKeptBits += deps[j].mask.nonzeroBitCount }
         guard kept - notKeptCount + bitsRead == watchedBits - notKeptBits else { return false }
         var updates = 0
-        for i in 0..<notKeptCount where deps[notKept.unsafelyUnwrapped[i]].object != nil {
-            drop(deps[notKept.unsafelyUnwrapped[i]])
-            updates &+= 1
+        // The holes left: those the run passed or ended before go, those the update leaves come.
+        var holes = self.holes
+        for i in 0..<notKeptCount {
+            let dependency = deps[notKept.unsafelyUnwrapped[i]]
+            if dependency.object != nil {
+                drop(dependency)
+                updates &+= 1
+            } else if dependency.isHole {
+                holes -= 1
+            }
         }
-        for j in kept..<depCount where deps[j].object != nil {
-            drop(deps[j])
-            updates &+= 1
+        for j in kept..<depCount {
+            if deps[j].object != nil {
+                drop(deps[j])
+                updates &+= 1
+            } else if deps[j].isHole {
+                holes -= 1
+            }
         }
         var changed = false
         var bits = watchedBits - notKeptBits
@@ -589,14 +638,20 @@ final class _ScopeCore: @unchecked Sendable {
                 steps += 1
                 if at >= nextSpan { forward = false }
                 if at < sourceEnd { backward = false }
-            })
+            },
+            holes: { _, _ in steps += 1 })
         let fits = count <= depCapacity  // (the sentinel goes after the capacity)
+        let leaveHoles = { (list: UnsafeMutablePointer<_Dependency>, at: Int, count: Int) in
+            (list + at).update(repeating: _Dependency.hole, count: count)
+            holes += count
+        }
         // (`update(from:count:)` copies overlapping ranges.)
         if fits && forward {
             _ = mergeKept(
                 span: { from, to, length in if from != to { (deps + to).update(from: deps + from, count: length) } },
-                entry: { e, at, _ in place(deps, e, at) })
-            adopt(count: count)
+                entry: { e, at, _ in place(deps, e, at) },
+                holes: { at, count in leaveHoles(deps, at, count) })
+            adopt(count: count, holes: holes)
         } else if fits && backward && steps <= Self.walkLimit {
             withUnsafeTemporaryAllocation(of: (Int, Int, Int).self, capacity: steps) { walk in
                 var n = 0
@@ -608,23 +663,30 @@ final class _ScopeCore: @unchecked Sendable {
                     entry: { e, at, _ in
                         walk[n] = (-1 - e, at, 0)
                         n += 1
+                    },
+                    holes: { at, count in
+                        walk[n] = (Int.min, at, count)
+                        n += 1
                     })
                 for i in (0..<n).reversed() {
                     let (from, to, length) = walk[i]
-                    if from < 0 {
+                    if from == Int.min {
+                        leaveHoles(deps, to, length)
+                    } else if from < 0 {
                         place(deps, -1 - from, to)
                     } else if from != to {
                         (deps + to).update(from: deps + from, count: length)
                     }
                 }
             }
-            adopt(count: count)
+            adopt(count: count, holes: holes)
         } else {
-            let list = reserveSpare(kept + nextCount)
+            let list = reserveSpare(count)
             _ = mergeKept(
                 span: { from, to, length in (list + to).update(from: deps + from, count: length) },
-                entry: { e, at, _ in place(list, e, at) })
-            adoptSpare(count: count)
+                entry: { e, at, _ in place(list, e, at) },
+                holes: { at, count in leaveHoles(list, at, count) })
+            adoptSpare(count: count, holes: holes)
         }
         end(watchedBits: bits, updates: updates, changed: changed)
         return true
@@ -637,9 +699,11 @@ final class _ScopeCore: @unchecked Sendable {
     /// the new list's length.
     private func mergeKept(
         span: (_ from: Int, _ to: Int, _ length: Int) -> Void,
-        entry: (_ e: Int, _ at: Int, _ nextSpan: Int) -> Void
+        entry: (_ e: Int, _ at: Int, _ nextSpan: Int) -> Void,
+        holes: (_ at: Int, _ count: Int) -> Void
     ) -> Int {
         let kept = cursor
+        let holesAllowed = runsWithHoles < Self.holeRunLimit
         var count = 0, e = 0, skip = 0, j = 0
         while true {
             if e < nextCount && Int(next[e].position) <= j {
@@ -662,6 +726,11 @@ final class _ScopeCore: @unchecked Sendable {
                 let stop = min(
                     e < nextCount ? Int(next[e].position) : kept,
                     skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
+                // A long span that would move down once every entry is placed stays, behind holes.
+                if holesAllowed && e >= nextCount && count < j && stop - j > Self.holeMoveLimit {
+                    holes(count, j - count)
+                    count = j
+                }
                 span(j, count, stop - j)
                 count += stop - j
                 j = stop
@@ -697,12 +766,12 @@ final class _ScopeCore: @unchecked Sendable {
     }
 
     /// The spare list, holding `count` dependencies, becomes the list; the old one, the spare.
-    private func adoptSpare(count: Int) {
+    private func adoptSpare(count: Int, holes: Int = 0) {
         let list = deps
         deps = spare.unsafelyUnwrapped
         spare = list
         swap(&depCapacity, &spareCapacity)
-        adopt(count: count)
+        adopt(count: count, holes: holes)
     }
 
     /// Removes `dependency`'s slot, under its object's lock, and releases the object.
@@ -718,8 +787,10 @@ final class _ScopeCore: @unchecked Sendable {
 
     /// The list just put in place holds `count` dependencies; the running run's list starts
     /// empty, sized for the next run: a run reading what the last one read allocates nothing.
-    private func adopt(count: Int) {
+    private func adopt(count: Int, holes: Int = 0) {
         depCount = count
+        self.holes = holes
+        runsWithHoles = holes == 0 ? 0 : runsWithHoles + 1
         nextCount = 0
         cursor = 0
         if nextCapacity < depCapacity {
@@ -815,6 +886,7 @@ final class _ScopeCore: @unchecked Sendable {
             object.release()
         }
         depCount = 0
+        holes = 0
         watchedBits = 0
         callback.withLock { $0 = nil }
     }
