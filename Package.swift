@@ -11,7 +11,10 @@ import PackageDescription
 // jemalloc is behind the default-on `Jemalloc` trait so that sanitizer builds can drop it:
 //   swift test --sanitize=thread --disable-default-traits
 // `SchedulePoints` (off by default) widens the registrar's race windows for its stress tests:
-//   swift test --traits SchedulePoints --filter Adversarial
+//   swift test --traits SchedulePoints,PlainAcquireLoads --filter Adversarial (--traits replaces the defaults)
+// `PlainAcquireLoads` (on by default) lets a getter's kept read test the write word with a plain
+// load on x86-64 (an acquire load there); sanitizer builds, without default traits, use an atomic
+// load, which ThreadSanitizer can see.
 let package = Package(
     name: "ObservationBench",
     products: [
@@ -24,19 +27,28 @@ let package = Package(
         .trait(
             name: "SchedulePoints",
             description: "Widen the registrar's race windows with yields, for its stress tests; bench refuses such a build."),
-        .default(enabledTraits: ["Jemalloc"]),
+        .trait(
+            name: "PlainAcquireLoads",
+            description: "On x86-64, a getter's kept read tests the write word with a plain load (acquire there), one instruction fewer; off, an atomic acquire load (sanitizer builds)."),
+        .default(enabledTraits: ["Jemalloc", "PlainAcquireLoads"]),
     ],
     targets: [
         // The registrar.
         .target(name: "CTrackingSupport"),
         .target(
             name: "LockFreeObservation", dependencies: ["CTrackingSupport"],
-            swiftSettings: [.define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"]))]
+            swiftSettings: [
+                .define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"])),
+                .define("PLAIN_ACQUIRE_LOADS", .when(traits: ["PlainAcquireLoads"])),
+            ]
         ),
         // The ablation: the same registrar design with each object's observer state behind a lock
         // (the `locked` contender), with its own thread-local.
         .target(name: "CLockedTracking"),
-        .target(name: "LockedObservation", dependencies: ["CLockedTracking", "LockFreeObservation"]),
+        .target(
+            name: "LockedObservation", dependencies: ["CLockedTracking", "LockFreeObservation"],
+            swiftSettings: [.define("PLAIN_ACQUIRE_LOADS", .when(traits: ["PlainAcquireLoads"]))]
+        ),
 
         // The benchmark suite.
         .systemLibrary(

@@ -18,5 +18,5 @@ fi
 
 swift test "${traits[@]}"
 [ "${1:-}" = --fast ] && exit 0
-swift test --scratch-path .build-schedule --traits SchedulePoints --filter LockFreeObservationTests
+swift test --scratch-path .build-schedule --traits SchedulePoints,PlainAcquireLoads --filter LockFreeObservationTests
 swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter LockFreeObservationTests

@@ -34,9 +34,11 @@ extension TrackedObject {
     /// slots. The write word is tested with acquire by `tracking_write_in_flight`, which the
     /// optimiser is told releases nothing: a Swift atomic load here made it retain and release
     /// every object a loop reads, tracked or not (measured: `untracked-read` 11 -> 61
-    /// instructions). Acquire suffices: `ReusableScope.arm` ends with a seq_cst fence, the
-    /// reader's half of the Dekker pair. Returns `false`, having changed nothing, for any other
-    /// read.
+    /// instructions). With the default `PlainAcquireLoads` trait it is
+    /// `tracking_write_in_flight_plain`, the same acquire load on x86-64 folded into the test (one
+    /// instruction fewer); sanitizer builds leave the trait out, so that ThreadSanitizer sees an
+    /// atomic load. Acquire suffices: `ReusableScope.arm` ends with a seq_cst fence, the reader's
+    /// half of the Dekker pair. Returns `false`, having changed nothing, for any other read.
     ///
     /// Outside the outermost reusable scope's run, and inside a scope nested in it, the dependency at
     /// the cursor is a sentinel and `dependencyCount` is 0 (see `tracking_run`; `TrackingScope.track`
@@ -51,7 +53,11 @@ extension TrackedObject {
         let next = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
         if next.pointee.key == key && next.pointee.mask & bit != 0 {
             let inFlight = withUnsafePointer(to: _writes) {
+                #if PLAIN_ACQUIRE_LOADS
+                tracking_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
+                #else
                 tracking_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
+                #endif
             }
             guard !inFlight else { return false }
             // Covered by the installed slots: no version (see `Dependency.version`).

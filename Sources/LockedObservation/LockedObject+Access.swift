@@ -37,7 +37,11 @@ extension LockedObject {
         let next = UnsafeMutablePointer<_Dependency>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
         if next.pointee.key == key && next.pointee.mask & bit != 0 {
             let inFlight = withUnsafePointer(to: _version) {
+                #if PLAIN_ACQUIRE_LOADS
+                locked_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
+                #else
                 locked_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
+                #endif
             }
             guard !inFlight else { return false }
             next.pointee.read = bit
