@@ -13,9 +13,15 @@ extension TrackedObject {
     /// Without an active scope this is one thread-local load and a branch. Call it *before* reading
     /// the stored value (the object's write count must be loaded first, see `_writes`), from a
     /// hand-written getter; `@Tracked` calls it for you.
+    ///
+    /// The depth test carries no `_slowPath` hint, and the kept read's match a `_fastPath` one: the
+    /// compiler then lays the kept read out straight after the test, so a loop of kept reads takes
+    /// two branches per read instead of four (taken branches bound such a loop, not its
+    /// instructions: the count view over 100,000 books 220 -> about 190 µs), and an untracked read
+    /// costs what it did (`untracked-read` 11.0 instructions, 0.81 ns, as `naive`'s plain read).
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
-        if _slowPath(_trackingDepth != 0) {
+        if _trackingDepth != 0 {
             if _keepReadInline(property) { return }
             _trackingRecordAccess(self, property)
         }
@@ -51,7 +57,7 @@ extension TrackedObject {
         // Never null (a thread's state starts at the sentinel). (Not `Dependency.at`: through it the
         // getters grew, and `track-properties-fire/properties=8` took 880 instructions instead of 848.)
         let next = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
-        if next.pointee.key == key && next.pointee.mask & bit != 0 {
+        if _fastPath(next.pointee.key == key && next.pointee.mask & bit != 0) {
             let inFlight = withUnsafePointer(to: _writes) {
                 #if PLAIN_ACQUIRE_LOADS
                 tracking_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))

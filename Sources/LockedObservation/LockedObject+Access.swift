@@ -13,7 +13,7 @@ extension LockedObject {
     /// the stored value (the version is loaded first, see `_version`).
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
-        if _slowPath(_lockedRun != nil) {
+        if _lockedRun != nil {
             if _keepReadInline(property) { return }
             _lockedRecordAccess(self, property)
         }
@@ -35,7 +35,7 @@ extension LockedObject {
         let key = me | UInt(truncatingIfNeeded: property >> 6) &<< 48
         let bit: UInt64 = 1 &<< UInt64(property & 63)
         let next = UnsafeMutablePointer<_Dependency>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
-        if next.pointee.key == key && next.pointee.mask & bit != 0 {
+        if _fastPath(next.pointee.key == key && next.pointee.mask & bit != 0) {
             let inFlight = withUnsafePointer(to: _version) {
                 #if PLAIN_ACQUIRE_LOADS
                 locked_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
