@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 import Testing
 
@@ -140,13 +139,9 @@ extension RegistrarTests {
                 view.scope = ReusableScope(onChange: { view.dirty.set(1) })
             }
             let rounds = 300
-            let arrived = Counter()
+            let barrier = RoundBarrier(threads: threads)
             let stale = Counter()
             let holesSeen = Counter()
-            @Sendable func barrier(_ generation: Int) {
-                arrived.bump()
-                while arrived.value < generation * threads { sched_yield() }
-            }
             let shared = Unchecked((nodes, views))
             onThreads(threads) { thread in
                 let (nodes, views) = shared.value
@@ -175,7 +170,7 @@ extension RegistrarTests {
                         view.reads = view.scope.run { order.map { ($0, nodes[$0].read(0)) } }
                         if view.scope.holeCount > 0 { holesSeen.bump() }
                     }
-                    barrier(2 * round + 1)
+                    barrier.wait(2 * round + 1)
                     if thread == 0 {
                         for view in views where view.scope.isArmed {
                             if view.reads.contains(where: { nodes[$0.node].values[0].load(ordering: .relaxed) != $0.value }) {
@@ -183,7 +178,7 @@ extension RegistrarTests {
                             }
                         }
                     }
-                    barrier(2 * round + 2)
+                    barrier.wait(2 * round + 2)
                 }
             }
             for view in views { view.scope.cancel() }

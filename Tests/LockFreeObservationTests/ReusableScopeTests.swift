@@ -554,16 +554,10 @@ extension RegistrarTests {
                     view.dirty.set(1)
                 })
             }
-            // Rounds of racing writes and runs, each ended by a barrier at which one thread checks
-            // every view while the other waits: a change lost in a round shows at its barrier
-            // (later writes would otherwise hide it by notifying the view anyway).
+            // Rounds of racing writes and runs, each checked at its end (`RoundBarrier`).
             let rounds = 2000
-            let arrived = Counter()
+            let barrier = RoundBarrier(threads: threads)
             let stale = Counter()
-            @Sendable func barrier(_ generation: Int) {
-                arrived.bump()
-                while arrived.value < generation * threads { sched_yield() }
-            }
             let shared = Unchecked((nodes, views))
             onThreads(threads) { thread in
                 let (nodes, views) = shared.value
@@ -592,7 +586,7 @@ extension RegistrarTests {
                         let current = pairs[i]
                         view.reads = view.scope.run { current.map { ($0.node, $0.slot, nodes[$0.node].read($0.slot)) } }
                     }
-                    barrier(2 * round + 1)
+                    barrier.wait(2 * round + 1)
                     if thread == 0 {
                         for view in views where view.scope.isArmed {
                             if view.reads.contains(where: { nodes[$0.node].values[$0.slot].load(ordering: .relaxed) != $0.value }) {
@@ -600,7 +594,7 @@ extension RegistrarTests {
                             }
                         }
                     }
-                    barrier(2 * round + 2)
+                    barrier.wait(2 * round + 2)
                 }
             }
             var overTold = 0

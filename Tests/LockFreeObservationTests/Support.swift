@@ -20,6 +20,20 @@ final class Counter: Sendable {
     var value: Int { raw.load(ordering: .sequentiallyConsistent) }
 }
 
+/// Where threads that race in rounds meet: each thread calls `wait(n)` for the n-th time it
+/// arrives, and returns once every thread has arrived n times. (Rounds of racing writes and runs,
+/// each checked at its end by one thread while the others wait: a change lost in a round shows at
+/// its check, before later writes could hide it by notifying anyway.)
+final class RoundBarrier: Sendable {
+    let threads: Int
+    private let arrived = Counter()
+    init(threads: Int) { self.threads = threads }
+    func wait(_ generation: Int) {
+        arrived.bump()
+        while arrived.value < generation * threads { sched_yield() }
+    }
+}
+
 /// A reference that crosses to another thread on the test's own responsibility (the test
 /// synchronises the accesses itself, by joining the thread or by only touching atomics).
 struct Unchecked<Value>: @unchecked Sendable {
