@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import LockedObservation
+
+/// The `locked` ablation under threads, as `lockfree`'s `concurrentListsWithHolesNeverMissAChange`:
+/// threads re-run views over long lists (counters removed near the front, leaving holes, and put
+/// back) whenever told, while every thread also writes counters. Oracle, at a barrier after each
+/// round, with every thread stopped: a view still armed read what every counter holds now.
+/// (Not run under ThreadSanitizer: `Mutex` is invisible to it, see `LockedObject`.)
+@Suite struct LockedConcurrencyTests {
+    final class View: @unchecked Sendable {
+        // `@unchecked Sendable`: `order` and `reads` belong to the owning thread and are read by
+        // the checking thread only while every thread waits at the barrier; `dirty` is atomic.
+        let dirty = Atomic<Int>(0)
+        var order: [Int] = []
+        var reads: [(counter: Int, value: Int)] = []
+        var scope: LockedScope!
+    }
+
+    final class Shared: Sendable {
+        let next = Atomic<Int>(1)
+        let arrived = Atomic<Int>(0)
+        let stale = Atomic<Int>(0)
+        let holesSeen = Atomic<Int>(0)
+        let threads: Int
+        init(threads: Int) { self.threads = threads }
+
+        /// Returns once every thread has called it `generation` times.
+        func barrier(_ generation: Int) {
+            arrived.add(1, ordering: .sequentiallyConsistent)
+            while arrived.load(ordering: .sequentiallyConsistent) < generation * threads { sched_yield() }
+        }
+    }
+
+    @Test(arguments: [0x10C4_0001, 0x10C4_0002] as [UInt64])
+    func concurrentListsWithHolesNeverMissAChange(seed: UInt64) {
+        let length = 2 * _ScopeCore.holeMoveLimit + 10
+        let counters = (0..<(length + 20)).map { _ in Counter() }
+        let threads = 2
+        let viewsPerThread = 3
+        let rounds = 300
+        let shared = Shared(threads: threads)
+        let views = (0..<threads * viewsPerThread).map { _ in View() }
+        for view in views {
+            view.order = Array(0..<length)
+            view.scope = LockedScope(onChange: { view.dirty.store(1, ordering: .sequentiallyConsistent) })
+        }
+        let group = DispatchGroup()
+        for thread in 0..<threads {
+            group.enter()
+            let state = UncheckedSendable((counters, views))
+            Thread {
+                let (counters, views) = state.value
+                // xorshift64*, one stream per thread.
+                var random = seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15 | 1
+                func below(_ n: Int) -> Int {
+                    random ^= random >> 12
+                    random ^= random << 25
+                    random ^= random >> 27
+                    return Int((random &* 0x2545_F491_4F6C_DD1D) >> 33) % n
+                }
+                let own = views[(thread * viewsPerThread)..<((thread + 1) * viewsPerThread)]
+                for round in 0..<rounds {
+                    for _ in 0..<12 {
+                        if below(2) == 0 {
+                            counters[below(counters.count)].value = shared.next.add(1, ordering: .relaxed).newValue
+                            continue
+                        }
+                        let view = own[own.startIndex + below(viewsPerThread)]
+                        switch below(4) {
+                        case 0 where view.order.count > 10:
+                            view.order.remove(at: below(view.order.count / 4))
+                        case 1:
+                            let unread = (0..<counters.count).filter { !view.order.contains($0) }
+                            if !unread.isEmpty {
+                                view.order.insert(unread[below(unread.count)], at: below(view.order.count / 4 + 1))
+                            }
+                        default:
+                            if view.dirty.load(ordering: .sequentiallyConsistent) == 0 { continue }
+                        }
+                        view.dirty.store(0, ordering: .sequentiallyConsistent)
+                        let order = view.order
+                        view.reads = view.scope.run { order.map { ($0, counters[$0].value) } }
+                        if view.scope.holeCount > 0 { shared.holesSeen.add(1, ordering: .relaxed) }
+                    }
+                    shared.barrier(2 * round + 1)
+                    if thread == 0 {
+                        for view in views where view.scope.isArmed {
+                            if view.reads.contains(where: { counters[$0.counter].value != $0.value }) {
+                                shared.stale.add(1, ordering: .relaxed)
+                            }
+                        }
+                    }
+                    shared.barrier(2 * round + 2)
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        for view in views { _ = view.scope.cancel() }
+        #expect(shared.holesSeen.load(ordering: .relaxed) > 0, "no run left a hole: the test does not test holes")
+        #expect(shared.stale.load(ordering: .relaxed) == 0, "times an armed view held a value that had changed")
+    }
+}
+
+/// A value that crosses to another thread on the test's responsibility.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
