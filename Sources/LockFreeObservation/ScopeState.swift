@@ -2,11 +2,18 @@
 ///
 ///     bits 32..<64  generation   bumped each time the record is recycled; below `generationLimit`
 ///     bits  8..<32  in flight    callbacks claimed and not yet finished (one-shot: 0 or 1)
-///     bits  0..< 8  phase        0 free, 1 armed, 2 closing, 3 idle (a reusable scope between runs)
+///     bits  0..< 8  phase        0 free, 1 armed, 2 closing, 3 idle (a reusable scope between runs),
+///                                4 reading (a one-shot body installing at its reads), 5 reading,
+///                                changed (a write of another thread found it so)
 ///
 /// Legal transitions (each by one compare-and-swap, except where noted):
 /// - free(g)              -> armed(g, 0)        by the arming thread (a store: the record is its own)
 /// - free(g)              -> idle(g, 0)         a reusable scope is created (a store, likewise)
+/// - free(g)              -> reading(g, 0)      a one-shot body that installs at its reads begins
+///                                              (a store, likewise; `TrackingScope.openAtRead`)
+/// - reading(g, 0)        -> changed(g, 0)      a mutation of another thread finds it (no callback yet)
+/// - reading/changed(g, 0) -> armed(g, 0)       the body ends (its owner), then reports the change
+/// - reading/changed(g, 0) -> closing(g, 0)     the body threw (its owner)
 /// - armed(g, n)          -> armed(g, n + 1)    a mutation claims a continuous observer's callback
 /// - armed(g, 0)          -> closing(g, 1)      a mutation wins a one-shot scope: the single `onChange`
 /// - armed(g, n)          -> idle(g, n + 1)     a mutation wins a reusable scope's run
@@ -22,8 +29,12 @@
 /// to start (an acquire load, linearised before any later `cancel()`); otherwise it is dropped. So
 /// a `cancel()` that returned `true` is never followed by a callback start.
 ///
-/// While a record is armed or idle for generation g, the slots written for g are *held*: no
-/// other scope may reuse them and no scan empties them (`SlotContent.isHeld(in:)`).
+/// While a record is armed, idle or reading for generation g, the slots written for g are *held*:
+/// no other scope may reuse them and no scan empties them (`SlotContent.isHeld(in:)`).
+///
+/// A reading record is neither claimed nor cancelled: a mutation that finds it marks it changed,
+/// and its body's end, on the tracking thread, arms it and reports the change, as `install` does
+/// for a change that raced a read. So `withTracking`'s callback never runs before its body ends.
 @usableFromInline
 struct ScopeState: Equatable {
     @usableFromInline var raw: UInt64
@@ -31,7 +42,7 @@ struct ScopeState: Equatable {
     /// The phase field, bits 0..<8.
     @usableFromInline
     enum Phase: UInt64 {
-        case free = 0, armed = 1, closing = 2, idle = 3
+        case free = 0, armed = 1, closing = 2, idle = 3, reading = 4, readingChanged = 5
     }
 
     @usableFromInline static let oneInFlight: UInt64 = 1 << 8
@@ -55,6 +66,10 @@ struct ScopeState: Equatable {
     @inlinable var isArmed: Bool { raw & Self.phaseBits == Phase.armed.rawValue }
     @inlinable var isFree: Bool { raw & Self.phaseBits == Phase.free.rawValue }
     @inlinable var isIdle: Bool { raw & Self.phaseBits == Phase.idle.rawValue }
+    /// A one-shot body installing at its reads, changed or not (`TrackingScope.openAtRead`).
+    @inlinable var isReading: Bool { raw & Self.phaseBits | 1 == Phase.readingChanged.rawValue }
+    /// Whether the slots of this incarnation are held (see the type's notes): armed, idle or reading.
+    @inlinable var holdsSlots: Bool { isArmed || isIdle || isReading }
     /// A closed scope whose last callback has finished: its record goes back to the pool.
     @inlinable var isDone: Bool { raw & Self.phaseBits == Phase.closing.rawValue && inFlight == 0 }
 
@@ -189,15 +204,15 @@ struct SlotContent {
         return Int(low) == property
     }
 
-    /// Whether `state` is the armed incarnation this slot was written for. Exact: a record's
+    /// Whether `state` is the armed (or reading) incarnation this slot was written for. Exact: a record's
     /// generation never reaches `ScopeState.generationLimit` while it can be armed.
     @inlinable func isLive(in state: ScopeState) -> Bool {
-        state.isArmed && state.generation == generation
+        (state.isArmed || state.isReading) && state.generation == generation
     }
 
-    /// Whether the incarnation this slot was written for still holds it: armed, or a reusable
-    /// scope idle between runs, which keeps its slots for its next run.
+    /// Whether the incarnation this slot was written for still holds it: armed, a reusable scope
+    /// idle between runs, which keeps its slots for its next run, or a one-shot body reading.
     @inlinable func isHeld(in state: ScopeState) -> Bool {
-        (state.isArmed || state.isIdle) && state.generation == generation
+        state.holdsSlots && state.generation == generation
     }
 }

@@ -155,6 +155,10 @@ extension TrackedObject {
     /// of line, so these need no stack frame). Nothing here writes to the object.
     @inline(__always)
     final func _recordAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
+        // In a scope installing at reads, its entries are trusted only while no object it watches
+        // has gone away (see `TrackingScope.installAtRead`): every path below that finds one is
+        // reached through here.
+        if thread.pointee.atRead.record != 0 { TrackingScope.forgetIfObjectWentAway(thread) }
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 << UInt64(property & 63)
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -168,7 +172,8 @@ extension TrackedObject {
                 if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start)
                     && UInt(bitPattern: (thread.pointee.entries.unsafelyUnwrapped + index).pointee.object.unsafelyUnwrapped)
                         == address {
-                    // Another word: the same one was `_recordRepeatedAccess`'s.
+                    // Another word (the same one was `_recordRepeatedAccess`'s), or an entry
+                    // installed at its read, which that declines (`TRACKING_WORD_INSTALLED`).
                     _recordAccessOfAnotherWord(property, thread, hinted: index)
                     return
                 }
@@ -224,14 +229,20 @@ extension TrackedObject {
         // read, which comes after (see `_writes`). seq_cst for a reusable scope's run, whose kept
         // slots rely on it (`ReusableScope.run`); a plain load on x86 either way.
         let writes = _writes.load(ordering: .sequentiallyConsistent)
-        // The scope holds the object until it has installed its observers.
-        (thread.pointee.entries.unsafelyUnwrapped + index).initialize(
-            to: tracking_entry(
-                object: Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63), version: writes,
-                word: word, ownWrites: 0, previous: Int32(truncatingIfNeeded: previous),
-                position: Int32(truncatingIfNeeded: cursorActive
-                    ? Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
-                dependency: -1))
+        // The outermost one-shot scope installs now, and holds no reference (`installAtRead`);
+        // any other holds the object until it has installed its observers.
+        let atRead = thread.pointee.atRead.record != 0 && thread.pointee.depth == 1
+        var entry = tracking_entry(
+            object: atRead ? me : Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63),
+            version: writes, word: word, ownWrites: 0, previous: Int32(truncatingIfNeeded: previous),
+            position: Int32(truncatingIfNeeded: cursorActive
+                ? Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
+            dependency: -1)
+        if atRead {
+            TrackingScope.installAtRead(entry, in: self, thread)
+            entry.word |= TRACKING_WORD_INSTALLED
+        }
+        (thread.pointee.entries.unsafelyUnwrapped + index).initialize(to: entry)
         thread.pointee.count = index &+ 1
         tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: index)
         _schedulePoint()
@@ -279,6 +290,7 @@ extension TrackedObject {
                 if entry.pointee.word == word {
                     entry.pointee.mask |= bit
                 } else {
+                    // Another word, or an entry installed at its read.
                     _recordAccessOfAnotherWord(property, thread, hinted: i)
                 }
                 return true
@@ -288,9 +300,11 @@ extension TrackedObject {
         return false
     }
 
-    /// The entry `seen` found (in this scope) is this object's, for another 64-property word: the
-    /// object's other entries in this scope are found through their `previous` links, so a scope
-    /// holds one entry per object and word however its reads alternate.
+    /// The entry `seen` found (in this scope) is this object's, for another 64-property word, or
+    /// installed at its read (`TRACKING_WORD_INSTALLED`, which the inlined paths decline): the
+    /// object's entries in this scope are found through their `previous` links, so a scope holds
+    /// one entry per object and word however its reads alternate. A further property of an entry
+    /// installed at its read is installed now (`_installPropertyAtRead`).
     @inline(never)
     final func _recordAccessOfAnotherWord(
         _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, hinted: Int
@@ -298,10 +312,14 @@ extension TrackedObject {
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let entries = thread.pointee.entries.unsafelyUnwrapped
         let start = thread.pointee.scopeStart
-        var i = Int(entries[hinted].previous)
+        var i = hinted
         while i >= start {
-            if entries[i].word == word {
-                entries[i].mask |= 1 << UInt64(property & 63)
+            if entries[i].word & ~TRACKING_WORD_INSTALLED == word {
+                if entries[i].word & TRACKING_WORD_INSTALLED != 0 {
+                    _installPropertyAtRead(property, thread, entry: entries + i)
+                } else {
+                    entries[i].mask |= 1 << UInt64(property & 63)
+                }
                 return
             }
             i = Int(entries[i].previous)

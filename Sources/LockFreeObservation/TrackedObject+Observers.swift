@@ -134,6 +134,13 @@ extension TrackedObject {
                     }
                     continue
                 }
+                if state.isReading {
+                    // A one-shot body still reading (`TrackingScope.openAtRead`): marked changed, and
+                    // its end reports this write. Its own writes are not changes.
+                    guard record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread),
+                        TrackingScope.markChanged(record, &state)
+                    else { continue }
+                }
                 guard state.isArmed, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
                 else { continue }
                 if TrackingScope.claimCallback(record, &state) {

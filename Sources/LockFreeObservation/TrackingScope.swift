@@ -56,11 +56,17 @@ enum TrackingScope {
     }
 
     /// Runs `apply` in a new scope on this thread, then installs `callback` on every property read.
+    ///
+    /// An outermost one-shot scope installs each object's slots at its first read instead
+    /// (`openAtRead`): it then holds no reference to what it reads, so threads tracking the same
+    /// objects do not write their reference counts.
     @inlinable
     static func track<T>(
         _ apply: () throws -> T, continuous: Bool, callback: Callback
     ) rethrows -> (T, TrackingToken) {
         let thread = tracking_thread_state()!
+        let atRead = !continuous && thread.pointee.depth == 0
+        if atRead { openAtRead(thread, callback: callback) }
         let savedStart = thread.pointee.scopeStart
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
@@ -80,12 +86,15 @@ enum TrackingScope {
         } catch {
             thread.pointee.run.cursor = savedCursor
             thread.pointee.run.dependencyCount = savedDependencyCount
+            if atRead { abandonAtRead(thread) }
             end(thread, savedStart: savedStart)
             throw error
         }
         thread.pointee.run.cursor = savedCursor
         thread.pointee.run.dependencyCount = savedDependencyCount
-        let token = install(thread, from: start, continuous: continuous, callback: callback)
+        let token = atRead
+            ? closeAtRead(thread, from: start)
+            : install(thread, from: start, continuous: continuous, callback: callback)
         end(thread, savedStart: savedStart)
         return (result, token)
     }
@@ -117,8 +126,9 @@ enum TrackingScope {
             let entry = thread.pointee.entries![last]
             thread.pointee.count = last
             _schedulePoint()
-            // A reusable scope may have taken the entry's retain over (`ReusableScope.reconcile`).
-            if entry.dependency != ReusableScope.retainTakenOver {
+            // A reusable scope may have taken the entry's retain over (`ReusableScope.reconcile`);
+            // an entry installed at its read holds none (`installAtRead`).
+            if entry.dependency != ReusableScope.retainTakenOver && entry.word & TRACKING_WORD_INSTALLED == 0 {
                 Unmanaged<TrackedObject>.fromOpaque(entry.object!).release()
             }
         }
@@ -163,31 +173,44 @@ enum TrackingScope {
         let entries = thread.pointee.entries!
         for i in start..<end {
             let entry = entries[i]
-            let straddling = WriteWord.inFlight(entry.version) != 0
             Unmanaged<TrackedObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
-                forEachSlot(of: entry, record: index, generation: generation, straddling: straddling) {
-                    object._insertObserver($0)
-                }
-                // The installer's Dekker half (see `TrackedObject._writes`): slots written
-                // (seq_cst), then the mask published, then the write word loaded, or, when a write
-                // was in flight at the first read, `straddled` set by a read-modify-write. Mask
-                // bits are never cleared, so one already set needs no write.
-                if object._observed.load(ordering: .sequentiallyConsistent) & entry.mask != entry.mask {
-                    object._observed.bitwiseOr(entry.mask, ordering: .sequentiallyConsistent)
-                }
-                _schedulePoint()
-                let writes = straddling
-                    ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
-                    : object._writes.load(ordering: .sequentiallyConsistent)
-                // Any write begun or ended since the first read, other than this thread's own
-                // writes, may be a change this scope missed: report it now instead of losing it.
-                let expected = WriteWord.counts(entry.version) &+ UInt64(entry.ownWrites) &* WriteWord.begunUnit
-                if WriteWord.counts(writes) != expected { changed = true }
+                if installSlots(of: entry, in: object, record: index, generation: generation).changed { changed = true }
             }
         }
         let token = TrackingToken(record: index, generation: generation)
         if changed { fireNow(index, generation: generation) }
         return token
+    }
+
+    /// Installs `entry`'s slots in `object` for the record's incarnation `generation`, and re-checks
+    /// the write word: returns how many slots it wrote, and whether a write may have raced the
+    /// read (`entry.version` the word loaded before it). After the body (`install`), or at the read
+    /// itself (`installAtRead`). `entry.word` without `TRACKING_WORD_INSTALLED`.
+    @inline(__always)
+    static func installSlots(
+        of entry: tracking_entry, in object: TrackedObject, record index: UInt32, generation: UInt32
+    ) -> (slots: Int, changed: Bool) {
+        let straddling = WriteWord.inFlight(entry.version) != 0
+        var slots = 0
+        forEachSlot(of: entry, record: index, generation: generation, straddling: straddling) {
+            object._insertObserver($0)
+            slots += 1
+        }
+        // The installer's Dekker half (see `TrackedObject._writes`): slots written (seq_cst), then
+        // the mask published, then the write word loaded, or, when a write was in flight at the
+        // first read, `straddled` set by a read-modify-write. Mask bits are never cleared, so one
+        // already set needs no write.
+        if object._observed.load(ordering: .sequentiallyConsistent) & entry.mask != entry.mask {
+            object._observed.bitwiseOr(entry.mask, ordering: .sequentiallyConsistent)
+        }
+        _schedulePoint()
+        let writes = straddling
+            ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
+            : object._writes.load(ordering: .sequentiallyConsistent)
+        // Any write begun or ended since the first read, other than this thread's own writes, may
+        // be a change this scope missed: report it instead of losing it.
+        let expected = WriteWord.counts(entry.version) &+ UInt64(entry.ownWrites) &* WriteWord.begunUnit
+        return (slots, WriteWord.counts(writes) != expected)
     }
 
     /// The properties that share one slot (`SlotContent`'s mask form), as bits of word 0.

@@ -9,7 +9,7 @@
 
 /// One object read in the active scopes: the properties read in one 64-property word of it.
 typedef struct tracking_entry {
-    void *object;        ///< The object, retained by the scope until the outermost scope ends.
+    void *object;        ///< The object, retained by the scope until the outermost scope ends (unless installed at the read).
     uint64_t mask;       ///< Bit i: property `word * 64 + i` was read.
     uint64_t version;    ///< The object's write word (`_writes`) loaded before its first read.
     uint32_t word;       ///< Which 64-property word `mask` describes.
@@ -48,6 +48,22 @@ typedef struct tracking_run {
     intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
 } tracking_run;
 
+/// The outermost one-shot scope open on this thread that installs each object's slots at its
+/// first read (`TrackingScope.track`; see `TrackingScope.installAtRead`), so that it holds no
+/// reference to what it reads. Its entries carry `TRACKING_WORD_INSTALLED` in `word`.
+typedef struct tracking_at_read {
+    uint32_t record;          ///< Its record index, or 0 when no such scope is open.
+    uint32_t generation;      ///< Its record's generation.
+    uint64_t watched;         ///< Its record's `watchedSlots` as this thread last saw it: a death lowers it.
+    intptr_t slots;           ///< Slots installed at reads so far.
+    intptr_t changed;         ///< Nonzero once a read saw a write race its install.
+} tracking_at_read;
+
+/// In `tracking_entry.word`: the entry's slots were installed at the read (`tracking_at_read`); the
+/// scope holds no retain on its object, and only finds it again after checking that no object it
+/// watches has gone away (an address may then be another object's).
+#define TRACKING_WORD_INSTALLED 0x80000000u
+
 /// The calling thread's tracking state. Only its own thread touches it.
 typedef struct tracking_thread {
     tracking_entry *entries;  ///< Entries of all active (nested) scopes, outermost first.
@@ -62,6 +78,7 @@ typedef struct tracking_thread {
     tracking_run run;         ///< The running reusable scope's cursor, saved and restored as one.
     intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first dependencies its cursor skipped, in order.
     tracking_seen seen[TRACKING_SEEN_COUNT];
+    tracking_at_read atRead;  ///< The outermost one-shot scope installing at reads, if any.
 } tracking_thread;
 
 /// A sentinel `Dependency` (its layout's first word, the key, is 1: no object's address; the rest

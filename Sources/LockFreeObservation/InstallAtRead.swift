@@ -1,0 +1,191 @@
+import CTrackingSupport
+import Synchronization
+
+/// One-shot scopes that install at the read.
+///
+/// An outermost one-shot scope (`withTracking`, `withCancellableTracking`) installs each object's
+/// slots when the body first reads it, while the getter's caller holds the object, instead of after
+/// the body: so it never retains what it reads. Threads tracking the same objects then share no
+/// reference count, only the slots they install (`primitives/track-once-threads`).
+///
+/// The promises are `install`'s, kept by the same protocol at an earlier moment:
+///
+/// - **No lost change.** The install is `installSlots`: the write word loaded before the read
+///   (`entry.version`), then slots written, mask published and the word loaded again, all before
+///   the caller reads the value. A write that raced it is reported when the body ends (`changed`);
+///   a later one finds the slot (Dekker's pattern, see `TrackedObject._writes`).
+/// - **The callback runs after the body, as before.** While the body runs its record is
+///   *reading* (`ScopeState.Phase.reading`): a writer that finds it marks it changed instead of
+///   claiming it (`markChanged`), and the body's end arms it and reports the change on the
+///   tracking thread, as `install` reports a change that raced a read.
+/// - **The body's own writes are not changes.** The record's `runner` is this thread while the
+///   body runs, and a writer skips the scope it runs (`TrackedObject._notifyObservers`).
+/// - **No object confused with another.** Holding no reference, the scope could see an object go
+///   away during the body and another be allocated at its address: finding that one's entry
+///   would skip its install. Each dying object counts its live slots off the record's
+///   `watchedSlots` (`TrackingScope.objectWentAway`), which the body holds at `bodyHold` while it
+///   runs; before trusting an entry of its own, a read checks that the count has not moved
+///   (`forgetIfObjectWentAway`), and otherwise forgets every entry installed at a read, so the
+///   read installs again.
+///
+/// Entries of scopes nested in the body are recorded for it too, retained as before: they are
+/// installed when it ends (`closeAtRead`), as `install` does.
+extension TrackingScope {
+    /// What a body's hold adds to its record's `watchedSlots` while it runs: a count that objects
+    /// going away cannot bring to 0 (there are fewer slots than this in any scope).
+    static let bodyHold: UInt64 = 1 << 30
+
+    /// Opens an outermost one-shot scope that installs at its reads: its record reading, with the
+    /// body's hold on `watchedSlots` and this thread as its runner.
+    @usableFromInline
+    static func openAtRead(_ thread: UnsafeMutablePointer<tracking_thread>, callback: Callback) {
+        let (index, free) = ScopeTable.shared.acquire()
+        let record = ScopeTable.record(index)
+        record.setCallback(callback)
+        record.pointee.kind.store(ScopeKind.oneShot.rawValue, ordering: .relaxed)
+        record.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
+        let watched = WatchedSlots(generation: free.generation, count: bodyHold)
+        record.pointee.watchedSlots.store(watched.raw, ordering: .relaxed)
+        let reading = ScopeState(generation: free.generation, phase: .reading)
+        reading._checkInvariants(continuous: false)
+        // Release: publishes the payload to whichever thread claims the record from a slot.
+        record.pointee.state.store(reading.raw, ordering: .releasing)
+        thread.pointee.atRead = tracking_at_read(
+            record: index, generation: free.generation, watched: watched.raw, slots: 0, changed: 0)
+    }
+
+    /// A writer of another thread found a reading record: marks it changed. Returns `true` if the
+    /// body has ended meanwhile (`state`, updated, is then armed: the writer claims it as usual).
+    static func markChanged(_ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState) -> Bool {
+        let generation = state.generation
+        while state.generation == generation && state.phase == .reading {
+            // Acquire-release, as any transition the body's end reads.
+            let (exchanged, current) = record.pointee.state.compareExchange(
+                expected: state.raw, desired: state.withPhase(.readingChanged).raw, ordering: .acquiringAndReleasing)
+            if exchanged { return false }
+            state = ScopeState(raw: current)
+        }
+        return state.generation == generation && state.isArmed
+    }
+
+    /// Installs `entry` (its first read of an object word, or a further property of one) for the
+    /// scope installing at reads; `entry.word` without `TRACKING_WORD_INSTALLED`.
+    @inline(__always)
+    static func installAtRead(_ entry: tracking_entry, in object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
+        let (slots, changed) = installSlots(
+            of: entry, in: object, record: thread.pointee.atRead.record, generation: thread.pointee.atRead.generation)
+        thread.pointee.atRead.slots &+= slots
+        if changed { thread.pointee.atRead.changed = 1 }
+    }
+
+    /// Ends the body of a scope that installed at its reads: installs the entries of scopes nested
+    /// in it, arms it, turns the hold into the count of slots installed, and reports a change that
+    /// raced a read or was marked during the body. Returns the scope's token (`inert` if it read
+    /// nothing).
+    @usableFromInline
+    static func closeAtRead(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int) -> TrackingToken {
+        let atRead = thread.pointee.atRead
+        thread.pointee.atRead = tracking_at_read()
+        let index = atRead.record
+        let generation = atRead.generation
+        let record = ScopeTable.record(index)
+        var slots = atRead.slots
+        var changed = atRead.changed != 0
+        if let entries = thread.pointee.entries {
+            for i in start..<thread.pointee.count where entries[i].word & TRACKING_WORD_INSTALLED == 0 {
+                let entry = entries[i]
+                Unmanaged<TrackedObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
+                    let installed = installSlots(of: entry, in: object, record: index, generation: generation)
+                    slots &+= installed.slots
+                    if installed.changed { changed = true }
+                }
+            }
+        }
+        record.pointee.runner.store(0, ordering: .relaxed)
+        if endReading(record, generation: generation, to: .armed) { changed = true }
+        // Armed first, so that an object going away from now on can cancel it. The count becomes
+        // the slots installed, less those of objects that went away meanwhile.
+        let watched = WatchedSlots(
+            raw: record.pointee.watchedSlots.wrappingAdd(
+                UInt64(slots) &- bodyHold, ordering: .acquiringAndReleasing
+            ).newValue)
+        let token = TrackingToken(record: index, generation: generation)
+        if watched.count == 0 {
+            // Nothing read, or every object read went away: nothing to watch.
+            token.cancel()
+        } else if changed {
+            fireNow(index, generation: generation)
+        }
+        return slots == 0 ? .inert : token
+    }
+
+    /// The body threw: the scope closes (its slots stay, dead, until reused) and its record is
+    /// recycled.
+    @usableFromInline
+    static func abandonAtRead(_ thread: UnsafeMutablePointer<tracking_thread>) {
+        let atRead = thread.pointee.atRead
+        thread.pointee.atRead = tracking_at_read()
+        let record = ScopeTable.record(atRead.record)
+        record.pointee.runner.store(0, ordering: .relaxed)
+        _ = endReading(record, generation: atRead.generation, to: .closing)
+        ScopeTable.shared.recycle(atRead.record, from: ScopeState(generation: atRead.generation, phase: .closing))
+    }
+
+    /// reading or changed -> `phase`, by the body's owner. Returns whether a writer marked it changed.
+    private static func endReading(
+        _ record: UnsafeMutablePointer<ScopeRecord>, generation: UInt32, to phase: ScopeState.Phase
+    ) -> Bool {
+        var state = ScopeState(raw: record.pointee.state.load(ordering: .relaxed))
+        while true {
+            precondition(state.generation == generation && state.isReading, "a reading scope left reading")
+            // Acquire-release: sees what a writer's mark follows; publishes the slots installed.
+            let (exchanged, current) = record.pointee.state.compareExchange(
+                expected: state.raw, desired: state.withPhase(phase).raw, ordering: .acquiringAndReleasing)
+            if exchanged { return state.phase == .readingChanged }
+            state = ScopeState(raw: current)
+        }
+    }
+
+    /// Before a read trusts an entry of the scope installing at reads: if an object it watches has
+    /// gone away since the last look, its address may now be another object's, so every entry
+    /// installed at a read is forgotten (`forgetEntriesInstalledAtRead`).
+    @inline(__always)
+    static func forgetIfObjectWentAway(_ thread: UnsafeMutablePointer<tracking_thread>) {
+        // Acquire: a dying object counts itself off before its memory can be reused, and this
+        // thread reached the object it reads through whatever ordered that reuse.
+        let watched = ScopeTable.record(thread.pointee.atRead.record).pointee.watchedSlots.load(ordering: .acquiring)
+        if _slowPath(watched != thread.pointee.atRead.watched) { forgetEntriesInstalledAtRead(thread, watched: watched) }
+    }
+
+    /// Makes every entry installed at a read match no object (its slots stay: the scope watches
+    /// them still), and empties the `seen` table: the next read of each object installs again.
+    @inline(never)
+    static func forgetEntriesInstalledAtRead(_ thread: UnsafeMutablePointer<tracking_thread>, watched: UInt64) {
+        thread.pointee.atRead.watched = watched
+        if let entries = thread.pointee.entries {
+            for i in 0..<thread.pointee.count where entries[i].word & TRACKING_WORD_INSTALLED != 0 {
+                entries[i].object = UnsafeMutableRawPointer(bitPattern: TRACKING_NO_OBJECT)
+            }
+        }
+        withUnsafeMutableBytes(of: &thread.pointee.seen) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+    }
+}
+
+extension TrackedObject {
+    /// A further property of an object word already installed at a read: its own slot, checked
+    /// against the write word loaded now (before the caller reads the value).
+    @inline(never)
+    final func _installPropertyAtRead(
+        _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, entry: UnsafeMutablePointer<tracking_entry>
+    ) {
+        let bit: UInt64 = 1 << UInt64(property & 63)
+        guard entry.pointee.mask & bit == 0 else { return }
+        entry.pointee.mask |= bit
+        let writes = _writes.load(ordering: .sequentiallyConsistent)
+        let single = tracking_entry(
+            object: entry.pointee.object, mask: bit, version: writes,
+            word: entry.pointee.word & ~TRACKING_WORD_INSTALLED, ownWrites: 0, previous: -1, position: 0, dependency: -1)
+        TrackingScope.installAtRead(single, in: self, thread)
+        _schedulePoint()
+    }
+}
