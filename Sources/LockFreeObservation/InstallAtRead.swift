@@ -16,7 +16,7 @@ import Synchronization
 ///   a later one finds the slot (Dekker's pattern, see `TrackedObject._writes`).
 /// - **The callback runs after the body, as before.** While the body runs its record is
 ///   *reading* (`ScopeState.Phase.reading`): a writer that finds it marks it changed instead of
-///   claiming it (`markChanged`), and the body's end arms it and reports the change on the
+///   claiming it (`claimCallback`), and the body's end arms it and reports the change on the
 ///   tracking thread, as `install` reports a change that raced a read.
 /// - **The body's own writes are not changes.** The record's `runner` is this thread while the
 ///   body runs, and a writer skips the scope it runs (`TrackedObject._notifyObservers`).
@@ -54,28 +54,18 @@ extension TrackingScope {
             record: index, generation: free.generation, watched: watched.raw, slots: 0, changed: 0)
     }
 
-    /// A writer of another thread found a reading record: marks it changed. Returns `true` if the
-    /// body has ended meanwhile (`state`, updated, is then armed: the writer claims it as usual).
-    static func markChanged(_ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState) -> Bool {
-        let generation = state.generation
-        while state.generation == generation && state.phase == .reading {
-            // Acquire-release, as any transition the body's end reads.
-            let (exchanged, current) = record.pointee.state.compareExchange(
-                expected: state.raw, desired: state.withPhase(.readingChanged).raw, ordering: .acquiringAndReleasing)
-            if exchanged { return false }
-            state = ScopeState(raw: current)
-        }
-        return state.generation == generation && state.isArmed
-    }
-
     /// Installs `entry` (its first read of an object word, or a further property of one) for the
-    /// scope installing at reads; `entry.word` without `TRACKING_WORD_INSTALLED`.
-    @inline(__always)
-    static func installAtRead(_ entry: tracking_entry, in object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
-        let (slots, changed) = installSlots(
+    /// scope installing at reads; `entry.word` without `TRACKING_WORD_INSTALLED`. Returns the
+    /// masked slot it wrote, if any (`_installPropertyAtRead` widens it for a further property).
+    @inline(__always) @discardableResult
+    static func installAtRead(
+        _ entry: tracking_entry, in object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>
+    ) -> UnsafeMutablePointer<Atomic<UInt64>>? {
+        let (slots, changed, masked) = installSlots(
             of: entry, in: object, record: thread.pointee.atRead.record, generation: thread.pointee.atRead.generation)
         thread.pointee.atRead.slots &+= slots
         if changed { thread.pointee.atRead.changed = 1 }
+        return masked
     }
 
     /// Ends the body of a scope that installed at its reads: installs the entries of scopes nested
@@ -172,8 +162,13 @@ extension TrackingScope {
 }
 
 extension TrackedObject {
-    /// A further property of an object word already installed at a read: its own slot, checked
-    /// against the write word loaded now (before the caller reads the value).
+    /// A further property of an object word already installed at a read, checked against the write
+    /// word loaded now (before the caller reads the value). A property below 15 widens the
+    /// entry's masked slot (`tracking_entry.version` holds its address): a compare-and-swap that
+    /// cannot fail while the body reads (no writer or installer changes a slot its scope holds,
+    /// and a reading record's slots are held), then the mask and the write word, as an install.
+    /// Anything else (a property of its own, no masked slot, a write in flight) gets a slot of its
+    /// own.
     @inline(never)
     final func _installPropertyAtRead(
         _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, entry: UnsafeMutablePointer<tracking_entry>
@@ -182,6 +177,22 @@ extension TrackedObject {
         guard entry.pointee.mask & bit == 0 else { return }
         entry.pointee.mask |= bit
         let writes = _writes.load(ordering: .sequentiallyConsistent)
+        if property < SlotContent.maskedProperties && WriteWord.inFlight(writes) == 0,
+            let slot = UnsafeMutablePointer<Atomic<UInt64>>(bitPattern: UInt(entry.pointee.version))
+        {
+            let current = slot.pointee.load(ordering: .relaxed)
+            // seq_cst: the slot write of the installer's Dekker half (see `_writes`).
+            if slot.pointee.compareExchange(expected: current, desired: current | bit, ordering: .sequentiallyConsistent).exchanged {
+                if _observed.load(ordering: .sequentiallyConsistent) & bit == 0 {
+                    _observed.bitwiseOr(bit, ordering: .sequentiallyConsistent)
+                }
+                _schedulePoint()
+                if WriteWord.counts(_writes.load(ordering: .sequentiallyConsistent)) != WriteWord.counts(writes) {
+                    thread.pointee.atRead.changed = 1
+                }
+                return
+            }
+        }
         let single = tracking_entry(
             object: entry.pointee.object, mask: bit, version: writes,
             word: entry.pointee.word & ~TRACKING_WORD_INSTALLED, ownWrites: 0, previous: -1, position: 0, dependency: -1)

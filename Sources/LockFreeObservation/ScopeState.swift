@@ -3,8 +3,9 @@
 ///     bits 32..<64  generation   bumped each time the record is recycled; below `generationLimit`
 ///     bits  8..<32  in flight    callbacks claimed and not yet finished (one-shot: 0 or 1)
 ///     bits  0..< 8  phase        0 free, 1 armed, 2 closing, 3 idle (a reusable scope between runs),
-///                                4 reading (a one-shot body installing at its reads), 5 reading,
-///                                changed (a write of another thread found it so)
+///                                5 reading (a one-shot body installing at its reads), 7 reading,
+///                                changed (a write of another thread found it so); the phases
+///                                that hold their slots are the odd ones
 ///
 /// Legal transitions (each by one compare-and-swap, except where noted):
 /// - free(g)              -> armed(g, 0)        by the arming thread (a store: the record is its own)
@@ -42,7 +43,7 @@ struct ScopeState: Equatable {
     /// The phase field, bits 0..<8.
     @usableFromInline
     enum Phase: UInt64 {
-        case free = 0, armed = 1, closing = 2, idle = 3, reading = 4, readingChanged = 5
+        case free = 0, armed = 1, closing = 2, idle = 3, reading = 5, readingChanged = 7
     }
 
     @usableFromInline static let oneInFlight: UInt64 = 1 << 8
@@ -67,9 +68,13 @@ struct ScopeState: Equatable {
     @inlinable var isFree: Bool { raw & Self.phaseBits == Phase.free.rawValue }
     @inlinable var isIdle: Bool { raw & Self.phaseBits == Phase.idle.rawValue }
     /// A one-shot body installing at its reads, changed or not (`TrackingScope.openAtRead`).
-    @inlinable var isReading: Bool { raw & Self.phaseBits | 1 == Phase.readingChanged.rawValue }
-    /// Whether the slots of this incarnation are held (see the type's notes): armed, idle or reading.
-    @inlinable var holdsSlots: Bool { isArmed || isIdle || isReading }
+    @inlinable var isReading: Bool { raw & Self.phaseBits | 2 == Phase.readingChanged.rawValue }
+    /// Armed, or reading and not yet marked changed: the phases a write it finds concerns (1 and 5,
+    /// the two whose low bits are 01: one test on a writer's scan).
+    @inlinable var takesNotice: Bool { raw & 3 == Phase.armed.rawValue }
+    /// Whether the slots of this incarnation are held (see the type's notes): armed, idle or
+    /// reading, the odd phases (one bit test on a writer's scan).
+    @inlinable var holdsSlots: Bool { raw & 1 != 0 }
     /// A closed scope whose last callback has finished: its record goes back to the pool.
     @inlinable var isDone: Bool { raw & Self.phaseBits == Phase.closing.rawValue && inFlight == 0 }
 
@@ -192,6 +197,8 @@ struct SlotContent {
     @inlinable var record: UInt32 { UInt32(truncatingIfNeeded: raw >> 40) }
     @inlinable var generation: UInt32 { UInt32(truncatingIfNeeded: (raw >> 16) & Self.generationMask) }
     @inlinable var isStraddling: Bool { raw & Self.straddlingBit != 0 }
+    /// Whether it watches a mask of the properties below `maskedProperties` (not one property).
+    @inlinable var isMasked: Bool { raw & Self.maskForm != 0 }
     /// The same slot, no longer straddling.
     @inlinable var settled: SlotContent { SlotContent(raw: raw & ~Self.straddlingBit) }
 

@@ -239,8 +239,9 @@ extension TrackedObject {
                 ? Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
             dependency: -1)
         if atRead {
-            TrackingScope.installAtRead(entry, in: self, thread)
+            let masked = TrackingScope.installAtRead(entry, in: self, thread)
             entry.word |= TRACKING_WORD_INSTALLED
+            entry.version = UInt64(UInt(bitPattern: masked))
         }
         (thread.pointee.entries.unsafelyUnwrapped + index).initialize(to: entry)
         thread.pointee.count = index &+ 1

@@ -75,7 +75,7 @@ extension TrackedObject {
     @usableFromInline
     static func _notifyObservers(_ object: UnsafeMutableRawPointer, of property: Int) {
         Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef {
-            $0._notifyObservers(of: property, straddlersOnly: false)
+            $0._notifyObservers(of: property)
         }
     }
 
@@ -87,7 +87,7 @@ extension TrackedObject {
             // `_writes`); the scan's slot loads are seq_cst too.
             _ = object._writes.wrappingAdd(WriteWord.begin, ordering: .sequentiallyConsistent)
             _schedulePoint()
-            object._notifyObservers(of: property, straddlersOnly: false)
+            object._notifyObservers(of: property)
         }
     }
 
@@ -124,7 +124,7 @@ extension TrackedObject {
     /// `property`, then clears `straddled` if no write is in flight any more.
     @inline(never)
     final func _endStraddle(of property: Int) {
-        _notifyObservers(of: property, straddlersOnly: true)
+        _notifyStraddlingObservers(of: property)
         var word = _writes.load(ordering: .relaxed)
         while WriteWord.inFlight(word) == 0 && word & WriteWord.straddled != 0 {
             // Relaxed: clearing publishes nothing; a straddler that sets it again is served by the

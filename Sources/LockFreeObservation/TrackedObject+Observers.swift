@@ -101,7 +101,16 @@ extension TrackedObject {
     /// observed write, when straddling slots may be present (`straddlersOnly`: only those; see
     /// `_writes`).
     @inline(never)
-    final func _notifyObservers(of property: Int, straddlersOnly: Bool) {
+    final func _notifyObservers(of property: Int) { _scanObservers(of: property, straddlersOnly: false) }
+
+    /// `_notifyObservers` for the straddling slots only (at the end of an observed write).
+    @inline(never)
+    final func _notifyStraddlingObservers(of property: Int) { _scanObservers(of: property, straddlersOnly: true) }
+
+    /// The scan of both, inlined into each, so that each loop is compiled for its own kind of
+    /// slot (a shared loop tested `straddlersOnly` at every slot: 2 instructions of its 14).
+    @inline(__always)
+    private final func _scanObservers(of property: Int, straddlersOnly: Bool) {
         // seq_cst loads of the block links and the slots: the writer's half of the Dekker pair must
         // see a slot written before the install's seq_cst load of `_writes`, even when the mask bit
         // it loaded was already set (see `_writes`).
@@ -134,16 +143,12 @@ extension TrackedObject {
                     }
                     continue
                 }
-                if state.isReading {
-                    // A one-shot body still reading (`TrackingScope.openAtRead`): marked changed, and
-                    // its end reports this write. Its own writes are not changes.
-                    guard record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread),
-                        TrackingScope.markChanged(record, &state)
-                    else { continue }
-                }
-                guard state.isArmed, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
+                // Only an armed scope, or a one-shot body reading and not yet marked, takes notice;
+                // the scope this thread runs is not notified of its own writes.
+                guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
                 else { continue }
-                if TrackingScope.claimCallback(record, &state) {
+                // (A one-shot body still reading is marked changed instead: `claimCallback`.)
+                if TrackingScope.claimCallback(record, &state, markingReading: true) {
                     if firstClaimed == nil {
                         firstClaimed = content.record
                     } else {

@@ -186,14 +186,17 @@ enum TrackingScope {
     /// the write word: returns how many slots it wrote, and whether a write may have raced the
     /// read (`entry.version` the word loaded before it). After the body (`install`), or at the read
     /// itself (`installAtRead`). `entry.word` without `TRACKING_WORD_INSTALLED`.
+    /// Also returns the slot of the properties below 15 (`SlotContent`'s mask form), if it wrote one.
     @inline(__always)
     static func installSlots(
         of entry: tracking_entry, in object: TrackedObject, record index: UInt32, generation: UInt32
-    ) -> (slots: Int, changed: Bool) {
+    ) -> (slots: Int, changed: Bool, masked: UnsafeMutablePointer<Atomic<UInt64>>?) {
         let straddling = WriteWord.inFlight(entry.version) != 0
         var slots = 0
+        var masked: UnsafeMutablePointer<Atomic<UInt64>>? = nil
         forEachSlot(of: entry, record: index, generation: generation, straddling: straddling) {
-            object._insertObserver($0)
+            let slot = object._insertObserver($0)
+            if slots == 0 && $0.isMasked { masked = slot }
             slots += 1
         }
         // The installer's Dekker half (see `TrackedObject._writes`): slots written (seq_cst), then
@@ -210,7 +213,7 @@ enum TrackingScope {
         // Any write begun or ended since the first read, other than this thread's own writes, may
         // be a change this scope missed: report it instead of losing it.
         let expected = WriteWord.counts(entry.version) &+ UInt64(entry.ownWrites) &* WriteWord.begunUnit
-        return (slots, WriteWord.counts(writes) != expected)
+        return (slots, WriteWord.counts(writes) != expected, masked)
     }
 
     /// The properties that share one slot (`SlotContent`'s mask form), as bits of word 0.
@@ -256,18 +259,32 @@ enum TrackingScope {
     /// Takes one in-flight reference to run the record's callback, for the incarnation `state`
     /// was read from: closes a one-shot scope (strict: exactly one winner), ends a reusable scope's
     /// run (exactly one winner per run), or adds a run to a continuous one. `state` is updated.
+    ///
+    /// `markingReading`, for a writer: a one-shot body still reading (`openAtRead`) is marked
+    /// changed instead, and its end reports the write (`false` is returned).
     @inline(__always)
-    static func claimCallback(_ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState) -> Bool {
+    static func claimCallback(
+        _ record: UnsafeMutablePointer<ScopeRecord>, _ state: inout ScopeState, markingReading: Bool = false
+    ) -> Bool {
         let generation = state.generation
         let kind = ScopeKind(rawValue: record.pointee.kind.load(ordering: .relaxed)).unsafelyUnwrapped
-        while state.isArmed && state.generation == generation {
-            let desired = state.claimed(kind)
+        while state.generation == generation {
+            let desired: ScopeState
+            if state.isArmed {
+                desired = state.claimed(kind)
+            } else if markingReading && state.phase == .reading {
+                desired = state.withPhase(.readingChanged)
+            } else {
+                return false
+            }
             // Acquire: the winner reads the payload written before the arming release store.
+            // (Acquire-release for a mark: the body's end reads it.)
             let (exchanged, current) = record.pointee.state.compareExchange(
                 expected: state.raw, desired: desired.raw, ordering: .acquiringAndReleasing)
             if exchanged {
-                desired._checkInvariants(continuous: kind == .oneShot ? false : nil)
                 state = desired
+                guard desired.isReading == false else { return false }
+                desired._checkInvariants(continuous: kind == .oneShot ? false : nil)
                 return true
             }
             state = ScopeState(raw: current)

@@ -64,10 +64,10 @@ extension RegistrarTests {
         }
 
         /// A further property of an object installed at its first read is installed at its own read:
-        /// in the same masked slot's range, a slot of its own, or another word. A write of either
-        /// property fires the scope once; a property not read does not.
-        @Test(arguments: [(3, 9), (3, 20), (20, 21), (3, 70), (70, 130)])
-        func aFurtherPropertyIsInstalledAtItsRead(first: Int, further: Int) {
+        /// in the same masked slot (widened: one slot for both), a slot of its own, or another word.
+        /// A write of either property fires the scope once; a property not read does not.
+        @Test(arguments: [(3, 9, 1), (3, 20, 2), (20, 21, 2), (3, 70, 2), (70, 130, 2)])
+        func aFurtherPropertyIsInstalledAtItsRead(first: Int, further: Int, slots: Int) {
             let node = AtomicNode()
             for written in [first, further, 4] {
                 let fired = Counter()
@@ -76,6 +76,7 @@ extension RegistrarTests {
                     node.read(further)
                     node.read(first)
                 }, onChange: { fired.bump() })
+                #expect(slotsHeld(by: token, in: node) == slots)
                 node.write(written)
                 let read = written != 4
                 #expect(fired.value == (read ? 1 : 0), "wrote \(written) after reading \(first), \(further)")
@@ -223,4 +224,18 @@ extension RegistrarTests {
             #expect(stale.value == 0, "\(stale.value) of \(armed.value) armed scopes read a stale value or kept their record")
         }
     }
+}
+
+/// How many of `object`'s slots hold `token`'s scope.
+func slotsHeld(by token: TrackingToken, in object: TrackedObject) -> Int {
+    var held = 0
+    var block = SlotBlock(address: object._slots.load(ordering: .acquiring))
+    while let current = block {
+        for i in 0..<current.capacity {
+            let content = SlotContent(raw: current.slot(i).pointee.load(ordering: .acquiring))
+            if content.raw != 0 && content.record == token.record && content.generation == token.generation { held += 1 }
+        }
+        block = current.following
+    }
+    return held
 }

@@ -11,7 +11,8 @@
 typedef struct tracking_entry {
     void *object;        ///< The object, retained by the scope until the outermost scope ends (unless installed at the read).
     uint64_t mask;       ///< Bit i: property `word * 64 + i` was read.
-    uint64_t version;    ///< The object's write word (`_writes`) loaded before its first read.
+    uint64_t version;    ///< The object's write word (`_writes`) loaded before its first read; in an
+                         ///< entry installed at its read, the address of its masked slot, or 0.
     uint32_t word;       ///< Which 64-property word `mask` describes.
     uint32_t ownWrites;  ///< Writes of the object begun by this thread since it was first read.
     int32_t previous;    ///< This scope's previous entry for the same object (another word), or -1.
