@@ -35,23 +35,36 @@ extension TrackingScope {
     /// going away cannot bring to 0 (there are fewer slots than this in any scope).
     static let bodyHold: UInt64 = 1 << 30
 
-    /// Opens an outermost one-shot scope that installs at its reads: its record reading, with the
-    /// body's hold on `watchedSlots` and this thread as its runner.
+    /// Opens an outermost one-shot scope that installs at its reads. It takes its record at its
+    /// first install (`takeRecord`): a body that reads nothing costs no record.
     @usableFromInline
-    static func openAtRead(_ thread: UnsafeMutablePointer<tracking_thread>, callback: Callback) {
+    static func openAtRead(_ thread: UnsafeMutablePointer<tracking_thread>) {
+        thread.pointee.atRead = tracking_at_read(
+            record: TRACKING_RECORD_NOT_TAKEN, generation: 0, watched: 0,
+            watchedAddress: tracking_nothing_watched_address(), slots: 0, changed: 0)
+    }
+
+    /// The scope's record, reading, with the body's hold on `watchedSlots` and this thread as its
+    /// runner. Its callback is set when the body ends, before it is armed: until then no writer
+    /// claims it.
+    @inline(never)
+    static func takeRecord(_ thread: UnsafeMutablePointer<tracking_thread>) {
         let (index, free) = ScopeTable.shared.acquire()
         let record = ScopeTable.record(index)
-        record.setCallback(callback)
         record.pointee.kind.store(ScopeKind.oneShot.rawValue, ordering: .relaxed)
         record.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
         let watched = WatchedSlots(generation: free.generation, count: bodyHold)
         record.pointee.watchedSlots.store(watched.raw, ordering: .relaxed)
         let reading = ScopeState(generation: free.generation, phase: .reading)
         reading._checkInvariants(continuous: false)
-        // Release: publishes the payload to whichever thread claims the record from a slot.
+        // Release: publishes the record's words to whichever thread finds it from a slot.
         record.pointee.state.store(reading.raw, ordering: .releasing)
+        let watchedAddress = withUnsafePointer(to: record.pointee.watchedSlots) {
+            UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)
+        }
         thread.pointee.atRead = tracking_at_read(
-            record: index, generation: free.generation, watched: watched.raw, slots: 0, changed: 0)
+            record: index, generation: free.generation, watched: watched.raw, watchedAddress: watchedAddress,
+            slots: 0, changed: 0)
     }
 
     /// Installs `entry` (its first read of an object word, or a further property of one) for the
@@ -61,6 +74,7 @@ extension TrackingScope {
     static func installAtRead(
         _ entry: tracking_entry, in object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>
     ) -> UnsafeMutablePointer<Atomic<UInt64>>? {
+        if thread.pointee.atRead.record == TRACKING_RECORD_NOT_TAKEN { takeRecord(thread) }
         let (slots, changed, masked) = installSlots(
             of: entry, in: object, record: thread.pointee.atRead.record, generation: thread.pointee.atRead.generation)
         thread.pointee.atRead.slots &+= slots
@@ -73,9 +87,16 @@ extension TrackingScope {
     /// raced a read or was marked during the body. Returns the scope's token (`inert` if it read
     /// nothing).
     @usableFromInline
-    static func closeAtRead(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int) -> TrackingToken {
+    static func closeAtRead(
+        _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, callback: Callback
+    ) -> TrackingToken {
         let atRead = thread.pointee.atRead
         thread.pointee.atRead = tracking_at_read()
+        // Nothing installed at a read: what scopes nested in it read, if anything, is installed
+        // as any other scope's.
+        guard atRead.record != TRACKING_RECORD_NOT_TAKEN else {
+            return install(thread, from: start, continuous: false, callback: callback)
+        }
         let index = atRead.record
         let generation = atRead.generation
         let record = ScopeTable.record(index)
@@ -92,6 +113,8 @@ extension TrackingScope {
             }
         }
         record.pointee.runner.store(0, ordering: .relaxed)
+        // The callback before the arming (acquire-release): a claimer's acquire sees it.
+        record.setCallback(callback)
         if endReading(record, generation: generation, to: .armed) { changed = true }
         // Armed first, so that an object going away from now on can cancel it. The count becomes
         // the slots installed, less those of objects that went away meanwhile.
@@ -115,6 +138,7 @@ extension TrackingScope {
     static func abandonAtRead(_ thread: UnsafeMutablePointer<tracking_thread>) {
         let atRead = thread.pointee.atRead
         thread.pointee.atRead = tracking_at_read()
+        guard atRead.record != TRACKING_RECORD_NOT_TAKEN else { return }
         let record = ScopeTable.record(atRead.record)
         record.pointee.runner.store(0, ordering: .relaxed)
         _ = endReading(record, generation: atRead.generation, to: .closing)
@@ -143,7 +167,7 @@ extension TrackingScope {
     static func forgetIfObjectWentAway(_ thread: UnsafeMutablePointer<tracking_thread>) {
         // Acquire: a dying object counts itself off before its memory can be reused, and this
         // thread reached the object it reads through whatever ordered that reuse.
-        let watched = ScopeTable.record(thread.pointee.atRead.record).pointee.watchedSlots.load(ordering: .acquiring)
+        let watched = tracking_load_acquire(thread.pointee.atRead.watchedAddress)
         if _slowPath(watched != thread.pointee.atRead.watched) { forgetEntriesInstalledAtRead(thread, watched: watched) }
     }
 

@@ -137,10 +137,15 @@ extension TrackedObject {
         if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start) {
             let entry = thread.pointee.entries.unsafelyUnwrapped + index
             // (Never null in the scope's range.)
-            guard UInt(bitPattern: entry.pointee.object.unsafelyUnwrapped) == me && entry.pointee.word == word
-            else { return false }
-            entry.pointee.mask |= bit
-            return true
+            guard UInt(bitPattern: entry.pointee.object.unsafelyUnwrapped) == me else { return false }
+            if entry.pointee.word == word {
+                entry.pointee.mask |= bit
+                return true
+            }
+            // Installed at its read (`TrackingScope.installAtRead`): a property already installed,
+            // while no object the scope watches has gone away (an address is then this object's).
+            return entry.pointee.word == word | TRACKING_WORD_INSTALLED && entry.pointee.mask & bit != 0
+                && tracking_load_acquire(thread.pointee.atRead.watchedAddress) == thread.pointee.atRead.watched
         }
         guard index < 0 && thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
         let dependency = Dependency.at(thread.pointee.run.dependencies, -1 &- index)

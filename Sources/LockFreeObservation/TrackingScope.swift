@@ -66,7 +66,7 @@ enum TrackingScope {
     ) rethrows -> (T, TrackingToken) {
         let thread = tracking_thread_state()!
         let atRead = !continuous && thread.pointee.depth == 0
-        if atRead { openAtRead(thread, callback: callback) }
+        if atRead { openAtRead(thread) }
         let savedStart = thread.pointee.scopeStart
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
@@ -93,7 +93,7 @@ enum TrackingScope {
         thread.pointee.run.cursor = savedCursor
         thread.pointee.run.dependencyCount = savedDependencyCount
         let token = atRead
-            ? closeAtRead(thread, from: start)
+            ? closeAtRead(thread, from: start, callback: callback)
             : install(thread, from: start, continuous: continuous, callback: callback)
         end(thread, savedStart: savedStart)
         return (result, token)

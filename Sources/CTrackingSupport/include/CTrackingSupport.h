@@ -53,12 +53,25 @@ typedef struct tracking_run {
 /// first read (`TrackingScope.track`; see `TrackingScope.installAtRead`), so that it holds no
 /// reference to what it reads. Its entries carry `TRACKING_WORD_INSTALLED` in `word`.
 typedef struct tracking_at_read {
-    uint32_t record;          ///< Its record index, or 0 when no such scope is open.
+    uint32_t record;          ///< Its record index, `TRACKING_RECORD_NOT_TAKEN`, or 0 when no such scope is open.
     uint32_t generation;      ///< Its record's generation.
     uint64_t watched;         ///< Its record's `watchedSlots` as this thread last saw it: a death lowers it.
+    const uint64_t *watchedAddress; ///< Where that word is (an atomic: `tracking_load_acquire`).
     intptr_t slots;           ///< Slots installed at reads so far.
     intptr_t changed;         ///< Nonzero once a read saw a write race its install.
 } tracking_at_read;
+
+/// `tracking_at_read.record` of a scope open that has not taken a record yet (it installed
+/// nothing so far): it takes one at its first install, so a body that reads nothing costs none.
+#define TRACKING_RECORD_NOT_TAKEN 0xFFFFFFFFu
+
+/// The word `tracking_at_read.watchedAddress` names before a record is taken: always 0, as
+/// `watched` is then (nothing installed, nothing to forget).
+extern const uint64_t tracking_nothing_watched;
+
+static inline __attribute__((always_inline)) const uint64_t *tracking_nothing_watched_address(void) {
+    return &tracking_nothing_watched;
+}
 
 /// In `tracking_entry.word`: the entry's slots were installed at the read (`tracking_at_read`); the
 /// scope holds no retain on its object, and only finds it again after checking that no object it
@@ -135,6 +148,13 @@ _Bool tracking_write_in_flight_plain(const uint64_t *word) {
 #else
     return tracking_write_in_flight(word);
 #endif
+}
+
+/// An atomic load with acquire of a word another thread changes atomically, for a getter's path:
+/// the optimiser is told it releases nothing (see `tracking_write_in_flight`).
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+uint64_t tracking_load_acquire(const uint64_t *word) {
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
 
 /// The `seen` slot for `object`.
