@@ -11,7 +11,7 @@
 /// - free(g)              -> armed(g, 0)        by the arming thread (a store: the record is its own)
 /// - free(g)              -> idle(g, 0)         a reusable scope is created (a store, likewise)
 /// - free(g)              -> reading(g, 0)      a one-shot body that installs at its reads begins
-///                                              (a store, likewise; `TrackingScope.openAtRead`)
+///                                              (a store, likewise; `TrackingScope.takeRecord`)
 /// - reading(g, 0)        -> changed(g, 0)      a mutation of another thread finds it (no callback yet)
 /// - reading/changed(g, 0) -> armed(g, 0)       the body ends (its owner), then reports the change
 /// - reading/changed(g, 0) -> closing(g, 0)     the body threw (its owner)
@@ -67,7 +67,7 @@ struct ScopeState: Equatable {
     @inlinable var isArmed: Bool { raw & Self.phaseBits == Phase.armed.rawValue }
     @inlinable var isFree: Bool { raw & Self.phaseBits == Phase.free.rawValue }
     @inlinable var isIdle: Bool { raw & Self.phaseBits == Phase.idle.rawValue }
-    /// A one-shot body installing at its reads, changed or not (`TrackingScope.openAtRead`).
+    /// A one-shot body installing at its reads, changed or not (`TrackingScope.takeRecord`).
     @inlinable var isReading: Bool { raw & Self.phaseBits | 2 == Phase.readingChanged.rawValue }
     /// Armed, or reading and not yet marked changed: the phases a write it finds concerns (1 and 5,
     /// the two whose low bits are 01: one test on a writer's scan).

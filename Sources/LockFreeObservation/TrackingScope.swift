@@ -260,7 +260,7 @@ enum TrackingScope {
     /// was read from: closes a one-shot scope (strict: exactly one winner), ends a reusable scope's
     /// run (exactly one winner per run), or adds a run to a continuous one. `state` is updated.
     ///
-    /// `markingReading`, for a writer: a one-shot body still reading (`openAtRead`) is marked
+    /// `markingReading`, for a writer: a one-shot body still reading (`takeRecord`) is marked
     /// changed instead, and its end reports the write (`false` is returned).
     @inline(__always)
     static func claimCallback(
