@@ -115,6 +115,8 @@ extension TrackingScope {
         record.pointee.runner.store(0, ordering: .relaxed)
         // The callback before the arming (acquire-release): a claimer's acquire sees it.
         record.setCallback(callback)
+        // The window in which a writer may mark the record or find it armed.
+        _schedulePoint()
         if endReading(record, generation: generation, to: .armed) { changed = true }
         // Armed first, so that an object going away from now on can cancel it. The count becomes
         // the slots installed, less those of objects that went away meanwhile.

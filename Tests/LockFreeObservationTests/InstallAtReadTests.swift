@@ -176,6 +176,44 @@ extension RegistrarTests {
             #expect(!token.isArmed)
         }
 
+        /// One thread writes a property while another tracks it in one-shot scopes, so that writes
+        /// land during bodies (marking them), at their end (racing the arming) and after it. After
+        /// the writer stops: every scope fired at most once; every scope no longer armed fired
+        /// exactly once (none was cancelled: a mark lost at the end would leave it neither armed
+        /// nor told); every scope still armed read the final value.
+        @Test func writesRacingTheEndOfBodiesFireEachScopeOnce() {
+            let model = Counters()
+            let ref = Unchecked(model)
+            let writes = 100_000
+            let done = Counter()
+            let (twice, lost, stale, scopes) = (Counter(), Counter(), Counter(), Counter())
+            onThreads(2) { thread in
+                if thread == 0 {
+                    for i in 1...writes { ref.value.count = i }
+                    done.set(1)
+                    return
+                }
+                var kept: [(value: Int, token: TrackingToken, fired: Counter)] = []
+                while done.value == 0 || kept.count < 5_000 {
+                    let fired = Counter()
+                    let (value, token) = withCancellableTracking({ ref.value.count }, onChange: { fired.bump() })
+                    kept.append((value, token, fired))
+                }
+                let final = ref.value.count
+                for scope in kept {
+                    if scope.fired.value > 1 { twice.bump() }
+                    if !scope.token.isArmed && scope.fired.value != 1 { lost.bump() }
+                    if scope.token.isArmed && scope.value != final { stale.bump() }
+                    scope.token.cancel()
+                }
+                scopes.set(kept.count)
+            }
+            #expect(scopes.value >= 5_000)
+            #expect(twice.value == 0)
+            #expect(lost.value == 0)
+            #expect(stale.value == 0)
+        }
+
         /// Two threads: one writes a few shared objects in rounds, the other tracks them in scopes
         /// whose bodies also read short-lived objects (each goes away in the body, and the next
         /// usually takes its address, so the scope forgets its entries again and again). At each
