@@ -76,7 +76,7 @@ extension RegistrarTests {
                     node.read(further)
                     node.read(first)
                 }, onChange: { fired.bump() })
-                #expect(slotsHeld(by: token, in: node) == slots)
+                #expect(node.slotsHeld(record: token.record, generation: token.generation) == slots)
                 node.write(written)
                 let read = written != 4
                 #expect(fired.value == (read ? 1 : 0), "wrote \(written) after reading \(first), \(further)")
@@ -262,18 +262,4 @@ extension RegistrarTests {
             #expect(stale.value == 0, "\(stale.value) of \(armed.value) armed scopes read a stale value or kept their record")
         }
     }
-}
-
-/// How many of `object`'s slots hold `token`'s scope.
-func slotsHeld(by token: TrackingToken, in object: TrackedObject) -> Int {
-    var held = 0
-    var block = SlotBlock(address: object._slots.load(ordering: .acquiring))
-    while let current = block {
-        for i in 0..<current.capacity {
-            let content = SlotContent(raw: current.slot(i).pointee.load(ordering: .acquiring))
-            if content.raw != 0 && content.record == token.record && content.generation == token.generation { held += 1 }
-        }
-        block = current.following
-    }
-    return held
 }

@@ -48,18 +48,7 @@ final class Row: TrackedObject, @unchecked Sendable {
     }
 
     /// The slots of this object held by `scope`.
-    func slots(of scope: ReusableScope) -> Int {
-        var count = 0
-        var block = SlotBlock(address: _slots.load(ordering: .acquiring))
-        while let current = block {
-            for i in 0..<current.capacity {
-                let content = SlotContent(raw: current.slot(i).pointee.load(ordering: .acquiring))
-                if content.raw != 0 && content.record == scope.record && content.generation == scope.generation { count += 1 }
-            }
-            block = current.following
-        }
-        return count
-    }
+    func slots(of scope: ReusableScope) -> Int { slotsHeld(record: scope.record, generation: scope.generation) }
 }
 
 extension RegistrarTests {

@@ -126,3 +126,20 @@ func isReturned(_ token: TrackingToken) -> Bool {
 /// Pool growth that only a leak explains: other test targets in the process may take up to a few
 /// thousand records meanwhile (a mounted view graph holds one per view), a leak takes one per cycle.
 let leakThreshold: UInt32 = 4096
+
+extension TrackedObject {
+    /// How many of this object's slots hold the scope of record `record` in its incarnation
+    /// `generation` (a reusable scope's or a token's).
+    func slotsHeld(record: UInt32, generation: UInt32) -> Int {
+        var count = 0
+        var block = SlotBlock(address: _slots.load(ordering: .acquiring))
+        while let current = block {
+            for i in 0..<current.capacity {
+                let content = SlotContent(raw: current.slot(i).pointee.load(ordering: .acquiring))
+                if content.raw != 0 && content.record == record && content.generation == generation { count += 1 }
+            }
+            block = current.following
+        }
+        return count
+    }
+}
