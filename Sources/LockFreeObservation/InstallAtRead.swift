@@ -113,20 +113,21 @@ extension TrackingScope {
             }
         }
         record.pointee.runner.store(0, ordering: .relaxed)
+        // The count becomes the slots installed, less those of objects that went away meanwhile.
+        // While the record is reading: no one can close it, so it is still this incarnation's
+        // (once armed, a writer may claim it and its record be recycled and taken again).
+        _ = record.pointee.watchedSlots.wrappingAdd(UInt64(slots) &- bodyHold, ordering: .acquiringAndReleasing)
         // The callback before the arming (acquire-release): a claimer's acquire sees it.
         record.setCallback(callback)
-        // The window in which a writer may mark the record or find it armed.
+        // The window in which a writer may mark the record or find it armed, and an object go away.
         _schedulePoint()
         if endReading(record, generation: generation, to: .armed) { changed = true }
-        // Armed first, so that an object going away from now on can cancel it. The count becomes
-        // the slots installed, less those of objects that went away meanwhile.
-        let watched = WatchedSlots(
-            raw: record.pointee.watchedSlots.wrappingAdd(
-                UInt64(slots) &- bodyHold, ordering: .acquiringAndReleasing
-            ).newValue)
         let token = TrackingToken(record: index, generation: generation)
-        if watched.count == 0 {
-            // Nothing read, or every object read went away: nothing to watch.
+        // Nothing read, or every object read went away: nothing to watch. An object that went
+        // away while the record was reading could not cancel it (only an armed scope is
+        // cancelled); one going away from now on does. Both may try; one succeeds.
+        let watched = WatchedSlots(raw: record.pointee.watchedSlots.load(ordering: .acquiring))
+        if watched.generation == generation && watched.count == 0 {
             token.cancel()
         } else if changed {
             fireNow(index, generation: generation)
