@@ -210,11 +210,7 @@ extension TrackedObject {
             let current = slot.pointee.load(ordering: .relaxed)
             // seq_cst: the slot write of the installer's Dekker half (see `_writes`).
             if slot.pointee.compareExchange(expected: current, desired: current | bit, ordering: .sequentiallyConsistent).exchanged {
-                if _observed.load(ordering: .sequentiallyConsistent) & bit == 0 {
-                    _observed.bitwiseOr(bit, ordering: .sequentiallyConsistent)
-                }
-                _schedulePoint()
-                if WriteWord.counts(_writes.load(ordering: .sequentiallyConsistent)) != WriteWord.counts(writes) {
+                if TrackingScope.publishAndRecheck(self, mask: bit, version: writes, ownWrites: 0, straddling: false) {
                     thread.pointee.atRead.changed = 1
                 }
                 return

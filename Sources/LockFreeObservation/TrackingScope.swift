@@ -199,21 +199,30 @@ enum TrackingScope {
             if slots == 0 && $0.isMasked { masked = slot }
             slots += 1
         }
-        // The installer's Dekker half (see `TrackedObject._writes`): slots written (seq_cst), then
-        // the mask published, then the write word loaded, or, when a write was in flight at the
-        // first read, `straddled` set by a read-modify-write. Mask bits are never cleared, so one
-        // already set needs no write.
-        if object._observed.load(ordering: .sequentiallyConsistent) & entry.mask != entry.mask {
-            object._observed.bitwiseOr(entry.mask, ordering: .sequentiallyConsistent)
+        let changed = publishAndRecheck(
+            object, mask: entry.mask, version: entry.version, ownWrites: entry.ownWrites, straddling: straddling)
+        return (slots, changed, masked)
+    }
+
+    /// The rest of the installer's Dekker half (see `TrackedObject._writes`), once its slots are
+    /// written (seq_cst): the mask published, then the write word loaded, or, when a write was in
+    /// flight at the read (`straddling`), `straddled` set by a read-modify-write. Mask bits are
+    /// never cleared, so one already set needs no write. Returns whether a write other than this
+    /// thread's own `ownWrites` has begun or ended since `version` was loaded: a change the scope
+    /// may have missed, to report instead of losing it.
+    @inline(__always)
+    static func publishAndRecheck(
+        _ object: TrackedObject, mask: UInt64, version: UInt64, ownWrites: UInt32, straddling: Bool
+    ) -> Bool {
+        if object._observed.load(ordering: .sequentiallyConsistent) & mask != mask {
+            object._observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
         }
         _schedulePoint()
         let writes = straddling
             ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
             : object._writes.load(ordering: .sequentiallyConsistent)
-        // Any write begun or ended since the first read, other than this thread's own writes, may
-        // be a change this scope missed: report it instead of losing it.
-        let expected = WriteWord.counts(entry.version) &+ UInt64(entry.ownWrites) &* WriteWord.begunUnit
-        return (slots, WriteWord.counts(writes) != expected, masked)
+        let expected = WriteWord.counts(version) &+ UInt64(ownWrites) &* WriteWord.begunUnit
+        return WriteWord.counts(writes) != expected
     }
 
     /// The properties that share one slot (`SlotContent`'s mask form), as bits of word 0.
