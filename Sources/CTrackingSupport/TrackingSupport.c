@@ -19,6 +19,8 @@ _Thread_local tracking_thread tracking_current __attribute__((tls_model("initial
 
 const uint64_t tracking_nothing_watched = 0;
 
+uint32_t tracking_lanes_assigned = 0;
+
 void *tracking_scope_chunks = NULL;
 void *tracking_store_chunks = NULL;
 

@@ -640,14 +640,7 @@ public struct ReusableScope: Sendable, Hashable {
             TrackingScope.forEachSlot(
                 of: entry, record: record, generation: generation, straddling: dependency.straddling
             ) { content in
-                var block = SlotBlock(address: object._slots.load(ordering: .acquiring))
-                while let current = block {
-                    for i in 0..<current.capacity where current.slot(i).pointee.load(ordering: .relaxed) == content.raw {
-                        current.slot(i).pointee.store(0, ordering: .releasing)
-                        return
-                    }
-                    block = current.following
-                }
+                object._slot(holding: content)?.pointee.store(0, ordering: .releasing)
             }
         }
     }

@@ -23,8 +23,11 @@ struct SlotBlock {
     static let firstCapacity = 4
     static let largestCapacity = 1024
 
+    /// A chain's first block (56 bytes) is aligned to a cache line of its own: the slots a lane's
+    /// threads claim share no line with another allocation (`TrackedObject._laneSlots`).
     static func allocate(capacity: Int) -> SlotBlock {
-        let base = UnsafeMutableRawPointer.allocate(byteCount: 24 + 8 * capacity, alignment: 16)
+        let alignment = capacity == firstCapacity ? 64 : 16
+        let base = UnsafeMutableRawPointer.allocate(byteCount: 24 + 8 * capacity, alignment: alignment)
         base.bindMemory(to: Atomic<UInt>.self, capacity: 1).initialize(to: Atomic(0))
         base.storeBytes(of: capacity, toByteOffset: 8, as: Int.self)
         (base + 16).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))

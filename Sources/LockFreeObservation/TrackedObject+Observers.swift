@@ -2,11 +2,12 @@ import CTrackingSupport
 import Synchronization
 
 extension TrackedObject {
-    /// Publishes `content` in a free slot of this object. Lock-free: a slot is claimed by
-    /// compare-and-swap from empty, or from a dead scope's content; a full chain grows by one block.
+    /// Publishes `content` in a free slot of this object, in the chain of the calling thread's lane
+    /// (`_laneSlots`). Lock-free: a slot is claimed by compare-and-swap from empty, or from a dead
+    /// scope's content; a full chain grows by one block.
     @usableFromInline @discardableResult
     final func _insertObserver(_ content: SlotContent) -> UnsafeMutablePointer<Atomic<UInt64>> {
-        let first = _firstBlock()
+        let first = _firstBlock(lane: tracking_lane(tracking_thread_state()))
         let start = first.hint.pointee.load(ordering: .relaxed)
         // Look from the hint to the end, then from the start to the hint; append only when the
         // whole chain is full.
@@ -43,25 +44,53 @@ extension TrackedObject {
         return _insertObserver(content)
     }
 
-    /// The observer slots allocated for this object (diagnostics and tests).
+    /// The observer slots allocated for this object, in both chains (diagnostics and tests).
     final var _observerSlotCapacity: Int {
         var total = 0
-        var block = SlotBlock(address: _slots.load(ordering: .acquiring))
-        while let current = block {
-            total += current.capacity
-            block = current.following
-        }
+        _forEachSlotBlock { total += $0.capacity }
         return total
     }
 
-    private final func _firstBlock() -> SlotBlock {
-        if let block = SlotBlock(address: _slots.load(ordering: .acquiring)) { return block }
+    /// Calls `body` with each block of both chains, lane 0's first (acquire loads: not for writers).
+    final func _forEachSlotBlock(_ body: (SlotBlock) -> Void) {
+        for lane: UInt32 in 0..<2 {
+            var block = SlotBlock(address: _chainHead(lane))
+            while let current = block {
+                body(current)
+                block = current.following
+            }
+        }
+    }
+
+    /// The first slot, in either chain, that holds `content` (relaxed loads: for a scope looking
+    /// for a slot it holds, which no other thread changes meanwhile).
+    final func _slot(holding content: SlotContent) -> UnsafeMutablePointer<Atomic<UInt64>>? {
+        for lane: UInt32 in 0..<2 {
+            var block = SlotBlock(address: _chainHead(lane))
+            while let current = block {
+                for i in 0..<current.capacity where current.slot(i).pointee.load(ordering: .relaxed) == content.raw {
+                    return current.slot(i)
+                }
+                block = current.following
+            }
+        }
+        return nil
+    }
+
+    private final func _chainHead(_ lane: UInt32) -> UInt {
+        lane == 0 ? _slots.load(ordering: .acquiring) : _laneSlots.load(ordering: .acquiring)
+    }
+
+    private final func _firstBlock(lane: UInt32) -> SlotBlock {
+        if let block = SlotBlock(address: _chainHead(lane)) { return block }
         let block = SlotBlock.allocate(capacity: SlotBlock.firstCapacity)
         // seq_cst: publishes the initialised block, and is part of the install's Dekker half (a
-        // writer's seq_cst load of `_slots` after it sees the block). On failure another thread's
-        // block wins.
-        let (exchanged, current) = _slots.compareExchange(
-            expected: 0, desired: UInt(bitPattern: block.base), ordering: .sequentiallyConsistent)
+        // writer's seq_cst load of the chain's head after it sees the block). On failure another
+        // thread's block wins.
+        let address = UInt(bitPattern: block.base)
+        let (exchanged, current) = lane == 0
+            ? _slots.compareExchange(expected: 0, desired: address, ordering: .sequentiallyConsistent)
+            : _laneSlots.compareExchange(expected: 0, desired: address, ordering: .sequentiallyConsistent)
         if exchanged { return block }
         block.deallocate()
         return SlotBlock(address: current)!
@@ -111,69 +140,73 @@ extension TrackedObject {
     /// slot (a shared loop tested `straddlersOnly` at every slot: 2 instructions of its 14).
     @inline(__always)
     private final func _scanObservers(of property: Int, straddlersOnly: Bool) {
-        // seq_cst loads of the block links and the slots: the writer's half of the Dekker pair must
-        // see a slot written before the install's seq_cst load of `_writes`, even when the mask bit
-        // it loaded was already set (see `_writes`).
-        guard let first = SlotBlock(address: _slots.load(ordering: .sequentiallyConsistent)) else { return }
+        // seq_cst loads of the chains' heads, block links and slots: the writer's half of the
+        // Dekker pair must see a slot written before the install's seq_cst load of `_writes`, even
+        // when the mask bit it loaded was already set (see `_writes`).
+        let heads = (_slots.load(ordering: .sequentiallyConsistent), _laneSlots.load(ordering: .sequentiallyConsistent))
+        guard heads.0 | heads.1 != 0 else { return }
         let thread = tracking_thread_state()!
         let pendingStart = thread.pointee.pendingCount
         // The first scope claimed waits here, the others in the thread's pending list.
         var firstClaimed: UInt32? = nil
-        var firstFreed = Int.max
-        var position = 0
-        var block: SlotBlock? = first
-        while let current = block {
-            for i in 0..<current.capacity {
-                let slot = current.slot(i)
-                let raw = slot.pointee.load(ordering: .sequentiallyConsistent)
-                if raw == 0 { continue }
-                let content = SlotContent(raw: raw)
-                // Only slots watching `property` concern this write: others are not even looked up
-                // (an object observed property by property by many views is scanned at a load and
-                // a compare per slot). Their dead ones wait for an install to reuse them.
-                if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
-                let record = ScopeTable.record(content.record)
-                // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write
-                // word (seq_cst): the Dekker pair of `ReusableScope.run`.
-                var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
-                guard content.isHeld(in: state) else {
-                    // A fired or cancelled scope: empty the slot (losing the race is fine).
-                    if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
-                        firstFreed = min(firstFreed, position + i)
+        for lane in 0..<2 {
+            guard let first = SlotBlock(address: lane == 0 ? heads.0 : heads.1) else { continue }
+            var firstFreed = Int.max
+            var position = 0
+            var block: SlotBlock? = first
+            while let current = block {
+                for i in 0..<current.capacity {
+                    let slot = current.slot(i)
+                    let raw = slot.pointee.load(ordering: .sequentiallyConsistent)
+                    if raw == 0 { continue }
+                    let content = SlotContent(raw: raw)
+                    // Only slots watching `property` concern this write: others are not even looked up
+                    // (an object observed property by property by many views is scanned at a load and
+                    // a compare per slot). Their dead ones wait for an install to reuse them.
+                    if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
+                    let record = ScopeTable.record(content.record)
+                    // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write
+                    // word (seq_cst): the Dekker pair of `ReusableScope.run`.
+                    var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
+                    guard content.isHeld(in: state) else {
+                        // A fired or cancelled scope: empty the slot (losing the race is fine).
+                        if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
+                            firstFreed = min(firstFreed, position + i)
+                        }
+                        continue
                     }
-                    continue
-                }
-                // Only an armed scope, or a one-shot body reading and not yet marked, takes notice;
-                // the scope this thread runs is not notified of its own writes.
-                guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
-                else { continue }
-                // (A one-shot body still reading is marked changed instead: `claimCallback`.)
-                if TrackingScope.claimCallback(record, &state, markingReading: true) {
-                    if firstClaimed == nil {
-                        firstClaimed = content.record
-                    } else {
-                        if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
-                        thread.pointee.pending[thread.pointee.pendingCount] = content.record
-                        thread.pointee.pendingCount += 1
+                    // Only an armed scope, or a one-shot body reading and not yet marked, takes notice;
+                    // the scope this thread runs is not notified of its own writes.
+                    guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
+                    else { continue }
+                    // (A one-shot body still reading is marked changed instead: `claimCallback`.)
+                    if TrackingScope.claimCallback(record, &state, markingReading: true) {
+                        if firstClaimed == nil {
+                            firstClaimed = content.record
+                        } else {
+                            if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
+                            thread.pointee.pending[thread.pointee.pendingCount] = content.record
+                            thread.pointee.pendingCount += 1
+                        }
+                    }
+                    if !content.isHeld(in: state) {
+                        // A closed one-shot scope's slot is emptied.
+                        if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
+                            firstFreed = min(firstFreed, position + i)
+                        }
+                    } else if content.isStraddling && state.isArmed {
+                        // A continuous scope just notified of this write needs no second notice at its
+                        // end. Relaxed: a lost race only costs that second notice. (Not a reusable
+                        // scope's slot: it keeps its straddling state until its next run decides.)
+                        _ = slot.pointee.compareExchange(expected: raw, desired: content.settled.raw, ordering: .relaxed)
                     }
                 }
-                if !content.isHeld(in: state) {
-                    // A closed one-shot scope's slot is emptied.
-                    if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
-                        firstFreed = min(firstFreed, position + i)
-                    }
-                } else if content.isStraddling && state.isArmed {
-                    // A continuous scope just notified of this write needs no second notice at its
-                    // end. Relaxed: a lost race only costs that second notice. (Not a reusable
-                    // scope's slot: it keeps its straddling state until its next run decides.)
-                    _ = slot.pointee.compareExchange(expected: raw, desired: content.settled.raw, ordering: .relaxed)
-                }
+                position += current.capacity
+                block = current.following
             }
-            position += current.capacity
-            block = current.following
-        }
-        if firstFreed < first.hint.pointee.load(ordering: .relaxed) {
-            first.hint.pointee.store(firstFreed, ordering: .relaxed)
+            if firstFreed < first.hint.pointee.load(ordering: .relaxed) {
+                first.hint.pointee.store(firstFreed, ordering: .relaxed)
+            }
         }
 
         // Run the callbacks claimed above, in the order claimed. A callback may mutate again, which

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The base class of models observed with the lock-free registrar.
 ///
-/// Its registrar state lives inline in the object (three words; a tracked read writes none of them), so creating and destroying a model
+/// Its registrar state lives inline in the object (four words; a tracked read writes none of them), so creating and destroying a model
 /// allocates nothing beyond the object itself; observer slots are allocated on first observation.
 ///
 /// Declare properties with `@Tracked(index)`, one small distinct index per property of the class
@@ -67,8 +67,13 @@ open class TrackedObject {
     /// see exactly that many writes of one object between its first read and its install to miss
     /// one.
     @usableFromInline let _writes = Atomic<UInt64>(0)
-    /// The first `SlotBlock`'s address, or 0. Set once by compare-and-swap.
+    /// The first `SlotBlock`'s address of lane 0's chain, or 0. Set once by compare-and-swap.
     @usableFromInline let _slots = Atomic<UInt>(0)
+    /// The same for lane 1's chain. Threads install in the chain of their lane (`tracking_lane`),
+    /// each chain's first block on a cache line of its own, so that two threads tracking the same
+    /// objects claim slots without taking each other's line (one-shot scopes claim a slot per
+    /// object per evaluation). Writers scan both; a thread that tracks alone uses one.
+    @usableFromInline let _laneSlots = Atomic<UInt>(0)
 
     /// Property indices a tracked property can take: 0..<32768. `@Tracked` checks its index when
     /// the property is declared; `trackAccess` when a read is first recorded in a scope;
@@ -82,7 +87,13 @@ open class TrackedObject {
         // No other thread can reach the object now, so its blocks can go. Observers still in them
         // are dropped silently, as Apple's registrar drops them; a scope that loses its last
         // object is closed so that its callback is released.
-        var block = SlotBlock(address: _slots.load(ordering: .acquiring))
+        Self._releaseChain(_slots.load(ordering: .acquiring))
+        Self._releaseChain(_laneSlots.load(ordering: .acquiring))
+    }
+
+    /// Frees the chain of blocks that starts at `head` (0: none), telling each live scope found.
+    private static func _releaseChain(_ head: UInt) {
+        var block = SlotBlock(address: head)
         while let current = block {
             block = current.following
             for i in 0..<current.capacity {

@@ -1,3 +1,4 @@
+import CTrackingSupport
 import Glibc
 import Synchronization
 import Testing
@@ -60,6 +61,8 @@ func onNewThread(_ body: @escaping @Sendable () -> Void) {
 }
 
 /// Runs `body(i)` for i in 0..<count on `count` new threads started together, and joins them all.
+/// Thread `i` installs in slot lane `i % 2` (`TrackedObject._laneSlots`): every test on two or
+/// more threads has scopes in both chains of the objects they share.
 func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     final class Box {
         let body: @Sendable () -> Void
@@ -74,6 +77,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
             // A start barrier, so that the threads really run at once.
             readyRef.value.pointee.add(1, ordering: .sequentiallyConsistent)
             while readyRef.value.pointee.load(ordering: .sequentiallyConsistent) < count { sched_yield() }
+            tracking_thread_state()!.pointee.lane = UInt32(i % 2) + 1
             body(i)
         }).toOpaque()
         var thread = pthread_t()
@@ -132,13 +136,11 @@ extension TrackedObject {
     /// `generation` (a reusable scope's or a token's).
     func slotsHeld(record: UInt32, generation: UInt32) -> Int {
         var count = 0
-        var block = SlotBlock(address: _slots.load(ordering: .acquiring))
-        while let current = block {
-            for i in 0..<current.capacity {
-                let content = SlotContent(raw: current.slot(i).pointee.load(ordering: .acquiring))
+        _forEachSlotBlock { block in
+            for i in 0..<block.capacity {
+                let content = SlotContent(raw: block.slot(i).pointee.load(ordering: .acquiring))
                 if content.raw != 0 && content.record == record && content.generation == generation { count += 1 }
             }
-            block = current.following
         }
         return count
     }

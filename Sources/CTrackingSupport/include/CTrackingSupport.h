@@ -93,7 +93,18 @@ typedef struct tracking_thread {
     intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first dependencies its cursor skipped, in order.
     tracking_seen seen[TRACKING_SEEN_COUNT];
     tracking_at_read atRead;  ///< The outermost one-shot scope installing at reads, if any.
+    uint32_t lane;            ///< Which of an object's slot chains this thread installs in, plus 1; 0 until its first install.
 } tracking_thread;
+
+/// Lanes handed out so far (`tracking_lane`).
+extern uint32_t tracking_lanes_assigned;
+
+/// The slot chain (0 or 1) the calling thread installs in: threads take turns, in the order of their
+/// first install, so that two threads tracking the same objects claim slots on lines of their own.
+static inline __attribute__((always_inline)) uint32_t tracking_lane(tracking_thread *state) {
+    if (state->lane == 0) state->lane = 1 + (__atomic_fetch_add(&tracking_lanes_assigned, 1, __ATOMIC_RELAXED) & 1);
+    return state->lane - 1;
+}
 
 /// A sentinel `Dependency` (its layout's first word, the key, is 1: no object's address; the rest
 /// zero), where `tracking_run.dependencies` and `cursor` point outside a reusable scope's run,
