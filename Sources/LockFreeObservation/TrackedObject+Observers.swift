@@ -137,76 +137,27 @@ extension TrackedObject {
     final func _notifyStraddlingObservers(of property: Int) { _scanObservers(of: property, straddlersOnly: true) }
 
     /// The scan of both, inlined into each, so that each loop is compiled for its own kind of
-    /// slot (a shared loop tested `straddlersOnly` at every slot: 2 instructions of its 14).
+    /// slot (a shared loop tested `straddlersOnly` at every slot: 2 instructions of its 14). Lane
+    /// 0's chain is scanned inline; lane 1's, which only objects tracked on two threads have, by a
+    /// call (a loop over both chains cost every notification 27 instructions: `continuous-logger`
+    /// 278 -> 305).
     @inline(__always)
     private final func _scanObservers(of property: Int, straddlersOnly: Bool) {
         // seq_cst loads of the chains' heads, block links and slots: the writer's half of the
         // Dekker pair must see a slot written before the install's seq_cst load of `_writes`, even
         // when the mask bit it loaded was already set (see `_writes`).
-        let heads = (_slots.load(ordering: .sequentiallyConsistent), _laneSlots.load(ordering: .sequentiallyConsistent))
-        guard heads.0 | heads.1 != 0 else { return }
+        // (No early return when both are 0: a write comes here only once an install set its bit.)
+        let head = _slots.load(ordering: .sequentiallyConsistent)
+        let laneHead = _laneSlots.load(ordering: .sequentiallyConsistent)
         let thread = tracking_thread_state()!
         let pendingStart = thread.pointee.pendingCount
         // The first scope claimed waits here, the others in the thread's pending list.
         var firstClaimed: UInt32? = nil
-        for lane in 0..<2 {
-            guard let first = SlotBlock(address: lane == 0 ? heads.0 : heads.1) else { continue }
-            var firstFreed = Int.max
-            var position = 0
-            var block: SlotBlock? = first
-            while let current = block {
-                for i in 0..<current.capacity {
-                    let slot = current.slot(i)
-                    let raw = slot.pointee.load(ordering: .sequentiallyConsistent)
-                    if raw == 0 { continue }
-                    let content = SlotContent(raw: raw)
-                    // Only slots watching `property` concern this write: others are not even looked up
-                    // (an object observed property by property by many views is scanned at a load and
-                    // a compare per slot). Their dead ones wait for an install to reuse them.
-                    if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
-                    let record = ScopeTable.record(content.record)
-                    // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write
-                    // word (seq_cst): the Dekker pair of `ReusableScope.run`.
-                    var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
-                    guard content.isHeld(in: state) else {
-                        // A fired or cancelled scope: empty the slot (losing the race is fine).
-                        if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
-                            firstFreed = min(firstFreed, position + i)
-                        }
-                        continue
-                    }
-                    // Only an armed scope, or a one-shot body reading and not yet marked, takes notice;
-                    // the scope this thread runs is not notified of its own writes.
-                    guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
-                    else { continue }
-                    // (A one-shot body still reading is marked changed instead: `claimCallback`.)
-                    if TrackingScope.claimCallback(record, &state, markingReading: true) {
-                        if firstClaimed == nil {
-                            firstClaimed = content.record
-                        } else {
-                            if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
-                            thread.pointee.pending[thread.pointee.pendingCount] = content.record
-                            thread.pointee.pendingCount += 1
-                        }
-                    }
-                    if !content.isHeld(in: state) {
-                        // A closed one-shot scope's slot is emptied.
-                        if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
-                            firstFreed = min(firstFreed, position + i)
-                        }
-                    } else if content.isStraddling && state.isArmed {
-                        // A continuous scope just notified of this write needs no second notice at its
-                        // end. Relaxed: a lost race only costs that second notice. (Not a reusable
-                        // scope's slot: it keeps its straddling state until its next run decides.)
-                        _ = slot.pointee.compareExchange(expected: raw, desired: content.settled.raw, ordering: .relaxed)
-                    }
-                }
-                position += current.capacity
-                block = current.following
-            }
-            if firstFreed < first.hint.pointee.load(ordering: .relaxed) {
-                first.hint.pointee.store(firstFreed, ordering: .relaxed)
-            }
+        if let first = SlotBlock(address: head) {
+            firstClaimed = _scanChain(first, of: property, straddlersOnly: straddlersOnly, thread, firstClaimed)
+        }
+        if let first = SlotBlock(address: laneHead) {
+            firstClaimed = _scanLaneChain(first, of: property, straddlersOnly: straddlersOnly, thread, firstClaimed)
         }
 
         // Run the callbacks claimed above, in the order claimed. A callback may mutate again, which
@@ -219,5 +170,83 @@ extension TrackedObject {
             i += 1
         }
         thread.pointee.pendingCount = pendingStart
+    }
+
+    /// `_scanChain` for lane 1's chain, out of line.
+    @inline(never)
+    private final func _scanLaneChain(
+        _ first: SlotBlock, of property: Int, straddlersOnly: Bool,
+        _ thread: UnsafeMutablePointer<tracking_thread>, _ firstClaimed: UInt32?
+    ) -> UInt32? {
+        _scanChain(first, of: property, straddlersOnly: straddlersOnly, thread, firstClaimed)
+    }
+
+    /// Claims the scopes of one chain's slots that `_scanObservers` concerns, and returns the
+    /// first scope claimed (`firstClaimed`, if given, else this chain's); the others go to the
+    /// thread's pending list. Empties dead slots on the way. (The first claimed passes by value: an
+    /// `inout` kept it in memory, 2 instructions more per notification.)
+    @inline(__always)
+    private final func _scanChain(
+        _ first: SlotBlock, of property: Int, straddlersOnly: Bool,
+        _ thread: UnsafeMutablePointer<tracking_thread>, _ firstClaimed: UInt32?
+    ) -> UInt32? {
+        var firstClaimed = firstClaimed
+        var firstFreed = Int.max
+        var position = 0
+        var block: SlotBlock? = first
+        while let current = block {
+            for i in 0..<current.capacity {
+                let slot = current.slot(i)
+                let raw = slot.pointee.load(ordering: .sequentiallyConsistent)
+                if raw == 0 { continue }
+                let content = SlotContent(raw: raw)
+                // Only slots watching `property` concern this write: others are not even looked up
+                // (an object observed property by property by many views is scanned at a load and
+                // a compare per slot). Their dead ones wait for an install to reuse them.
+                if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
+                let record = ScopeTable.record(content.record)
+                // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write
+                // word (seq_cst): the Dekker pair of `ReusableScope.run`.
+                var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
+                guard content.isHeld(in: state) else {
+                    // A fired or cancelled scope: empty the slot (losing the race is fine).
+                    if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
+                        firstFreed = min(firstFreed, position + i)
+                    }
+                    continue
+                }
+                // Only an armed scope, or a one-shot body reading and not yet marked, takes notice;
+                // the scope this thread runs is not notified of its own writes.
+                guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
+                else { continue }
+                // (A one-shot body still reading is marked changed instead: `claimCallback`.)
+                if TrackingScope.claimCallback(record, &state, markingReading: true) {
+                    if firstClaimed == nil {
+                        firstClaimed = content.record
+                    } else {
+                        if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
+                        thread.pointee.pending[thread.pointee.pendingCount] = content.record
+                        thread.pointee.pendingCount += 1
+                    }
+                }
+                if !content.isHeld(in: state) {
+                    // A closed one-shot scope's slot is emptied.
+                    if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
+                        firstFreed = min(firstFreed, position + i)
+                    }
+                } else if content.isStraddling && state.isArmed {
+                    // A continuous scope just notified of this write needs no second notice at its
+                    // end. Relaxed: a lost race only costs that second notice. (Not a reusable
+                    // scope's slot: it keeps its straddling state until its next run decides.)
+                    _ = slot.pointee.compareExchange(expected: raw, desired: content.settled.raw, ordering: .relaxed)
+                }
+            }
+            position += current.capacity
+            block = current.following
+        }
+        if firstFreed < first.hint.pointee.load(ordering: .relaxed) {
+            first.hint.pointee.store(firstFreed, ordering: .relaxed)
+        }
+        return firstClaimed
     }
 }

@@ -87,8 +87,12 @@ open class TrackedObject {
         // No other thread can reach the object now, so its blocks can go. Observers still in them
         // are dropped silently, as Apple's registrar drops them; a scope that loses its last
         // object is closed so that its callback is released.
-        Self._releaseChain(_slots.load(ordering: .acquiring))
-        Self._releaseChain(_laneSlots.load(ordering: .acquiring))
+        let head = _slots.load(ordering: .acquiring)
+        let laneHead = _laneSlots.load(ordering: .acquiring)
+        if head | laneHead != 0 {
+            Self._releaseChain(head)
+            Self._releaseChain(laneHead)
+        }
     }
 
     /// Frees the chain of blocks that starts at `head` (0: none), telling each live scope found.
