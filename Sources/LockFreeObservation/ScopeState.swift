@@ -76,7 +76,9 @@ struct ScopeState: Equatable {
     /// reading, the odd phases (one bit test on a writer's scan).
     @inlinable var holdsSlots: Bool { raw & 1 != 0 }
     /// A closed scope whose last callback has finished: its record goes back to the pool.
-    @inlinable var isDone: Bool { raw & Self.phaseBits == Phase.closing.rawValue && inFlight == 0 }
+    /// Closing with no callback in flight: the low 32 bits are exactly the closing phase (one
+    /// compare).
+    @inlinable var isDone: Bool { UInt32(truncatingIfNeeded: raw) == UInt32(Phase.closing.rawValue) }
 
     // The transitions listed above, the only code that builds state words.
 
@@ -206,7 +208,9 @@ struct SlotContent {
     @inlinable func watches(_ property: Int) -> Bool {
         let low = raw & 0xFFFF
         if low & Self.maskForm != 0 {
-            return property < Self.maskedProperties && (low >> UInt64(property)) & 1 != 0
+            // Masking shift, no conversion check: property indices are never negative (checked
+            // where they are given), and this one is below 15 here.
+            return property < Self.maskedProperties && (low &>> UInt64(truncatingIfNeeded: property)) & 1 != 0
         }
         return Int(low) == property
     }

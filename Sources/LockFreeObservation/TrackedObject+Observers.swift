@@ -241,7 +241,7 @@ extension TrackedObject {
                     _ = slot.pointee.compareExchange(expected: raw, desired: content.settled.raw, ordering: .relaxed)
                 }
             }
-            position += current.capacity
+            position &+= current.capacity
             block = current.following
         }
         if firstFreed < first.hint.pointee.load(ordering: .relaxed) {

@@ -341,8 +341,10 @@ enum TrackingScope {
             record.pointee.callBack()
         }
         // Acquire-release: the recycler must see every callback's reads of the payload done.
+        // Wrapping: one `lock xadd` (the checked `subtract` is a compare-and-swap loop with an
+        // overflow test); the caller holds the reference it drops, so the count stays >= 0.
         let after = ScopeState(
-            raw: record.pointee.state.subtract(ScopeState.oneInFlight, ordering: .acquiringAndReleasing).newValue)
+            raw: record.pointee.state.wrappingSubtract(ScopeState.oneInFlight, ordering: .acquiringAndReleasing).newValue)
         after._checkInvariants()
         if after.isDone { ScopeTable.shared.recycle(index, from: after) }
     }
