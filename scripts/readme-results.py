@@ -190,6 +190,8 @@ for line in lines:
         mode = "render"; out.append(line); continue
     if line.startswith("| benchmark | suite apple p50 | probe p50"):
         mode = "probe"; out.append(line); continue
+    if line.startswith("| benchmark | lockfree | locked | apple | naive |"):
+        mode = "scaling"; out.append(line); continue
     if mode and not line.startswith("|"):
         mode = None
     if mode and line.startswith("|---"):
@@ -199,6 +201,9 @@ for line in lines:
         elif mode == "render":
             t = section(report, "## Render cost")
             out.extend(l for l in t.splitlines() if l.startswith("| render/"))
+        elif mode == "scaling":
+            t = section(report, "## Thread scaling")
+            out.extend(l for l in t.splitlines() if l.startswith("| ") and not l.startswith("| benchmark"))
         elif mode == "probe":
             t = section(report, "## Agreement with an outside measurement")
             for l in t.split("|---", 1)[1].splitlines()[1:]:
@@ -210,7 +215,7 @@ for line in lines:
         out.append(main_row(line.split("|")[1].strip())); continue
     if mode == "retrack":
         out.append(retrack_row([n.strip() for n in line.split("|")[1].split(" / ")])); continue
-    if mode in ("family", "render", "probe"):
+    if mode in ("family", "render", "probe", "scaling"):
         continue
     out.append(line)
 open(readme_path, "w").write("\n".join(out))

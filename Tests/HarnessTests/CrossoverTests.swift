@@ -37,3 +37,52 @@ import Testing
         #expect(Crossover.section(sampleSet()) == "")
     }
 }
+
+/// Throughput of N threads over one thread's, from a run's times.
+@Suite struct ThreadScalingTests {
+    func result(_ family: String, _ contender: String, threads: Int, _ time: Double) -> BenchmarkResult {
+        BenchmarkResult(
+            benchmark: "\(family)/threads=\(threads)", family: family,
+            parameters: Parameters([("threads", String(threads))]), contender: contender,
+            metrics: [MetricResult(name: "time", unit: "ns", value: time)])
+    }
+
+    @Test func scalingIsNTimesTheOneThreadTimeOverTheNThreadTime() {
+        #expect(ThreadScaling.scaling(threads: 2, one: 100, many: 110) == 200.0 / 110)
+        #expect(ThreadScaling.scaling(threads: 4, one: 100, many: 400) == 1)
+        #expect(ThreadScaling.scaling(threads: 2, one: 100, many: 0) == nil)
+    }
+
+    @Test func aVariantWithoutAOneThreadRunIsComparedWithTheFamilyItVaries() {
+        var set = sampleSet()
+        set.results = [
+            result("primitives/reads-threads", "lockfree", threads: 1, 100),
+            result("primitives/reads-threads", "naive", threads: 1, 50),
+            result("primitives/reads-threads", "lockfree", threads: 2, 110),
+            result("primitives/reads-threads", "naive", threads: 2, 200),
+            result("primitives/reads-threads-private", "lockfree", threads: 2, 100),
+            // No one-thread run and no family it varies: left out.
+            result("primitives/other-threads", "lockfree", threads: 2, 100),
+        ]
+        let section = ThreadScaling.section(set)
+        #expect(section.contains("## Thread scaling"))
+        #expect(section.contains("| primitives/reads-threads/threads=2 | 1.82× | 0.50× |"))
+        #expect(section.contains(
+            "| primitives/reads-threads-private/threads=2 (against primitives/reads-threads/threads=1) | 2.00× | – |"))
+        #expect(!section.contains("other-threads"))
+        #expect(ThreadScaling.section(sampleSet()) == "")
+    }
+
+    @Test func otherParametersMustMatchAndTheLongestFamilyWins() {
+        #expect(ThreadScaling.sameShape("books/threads/n=10", "books/threads-x/n=10"))
+        #expect(!ThreadScaling.sameShape("books/threads/n=10", "books/threads-x/n=20"))
+        #expect(!ThreadScaling.sameShape("books/threads/n=10", "books/threadsx/n=10"))
+        var set = sampleSet()
+        set.results = [
+            result("p/a", "lockfree", threads: 1, 100),
+            result("p/a-b", "lockfree", threads: 1, 50),
+            result("p/a-b-c", "lockfree", threads: 2, 100),
+        ]
+        #expect(ThreadScaling.section(set).contains("| p/a-b-c/threads=2 (against p/a-b/threads=1) | 1.00× |"))
+    }
+}

@@ -39,6 +39,7 @@ public enum ReportFormat {
             }
         }
         out += Crossover.section(set)
+        out += ThreadScaling.section(set)
         out += Probe.section(set)
         out += "\n## Run\n\n" + metadata(set.metadata)
         return out
