@@ -598,9 +598,10 @@ public struct ReusableScope: Sendable, Hashable {
                 only = object._insertObserver($0)
                 slots += 1
             }
-            // seq_cst: see `TrackedObject._observed`. Bits are never cleared.
-            if object._observed.load(ordering: .sequentiallyConsistent) & mask != mask {
-                object._observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
+            // seq_cst: see `TrackedObject._writes`. Bits are never cleared.
+            let observed = SlotsWord.bits(of: mask)
+            if object._slots.load(ordering: .sequentiallyConsistent) & observed != observed {
+                object._slots.bitwiseOr(observed, ordering: .sequentiallyConsistent)
             }
             _schedulePoint()
             let writes = straddling

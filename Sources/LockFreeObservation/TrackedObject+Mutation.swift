@@ -31,7 +31,7 @@ extension TrackedObject {
             TrackedObject._countOwnWrite(Unmanaged.passUnretained(self).toOpaque())
         }
         // Relaxed: this only chooses the protocol; each one orders its own loads (see `_writes`).
-        if _slowPath(_observed.load(ordering: .relaxed) & (1 << UInt64(property & 63)) != 0) {
+        if _slowPath(_slots.load(ordering: .relaxed) & SlotsWord.bit(property) != 0) {
             TrackedObject._beginObservedWrite(Unmanaged.passUnretained(self).toOpaque(), of: property)
             return PendingMutation(property: property, counted: true)
         }
@@ -57,7 +57,7 @@ extension TrackedObject {
         // (a release of the store), then the mask. On x86 the increment is the full barrier and
         // the seq_cst load a plain load.
         _ = _writes.wrappingAdd(WriteWord.begunUnit, ordering: .sequentiallyConsistent)
-        if _slowPath(_observed.load(ordering: .sequentiallyConsistent) & (1 << UInt64(mutation.property & 63)) != 0) {
+        if _slowPath(_slots.load(ordering: .sequentiallyConsistent) & SlotsWord.bit(mutation.property) != 0) {
             TrackedObject._notifyObservers(Unmanaged.passUnretained(self).toOpaque(), of: mutation.property)
         }
     }

@@ -78,7 +78,7 @@ extension TrackedObject {
     }
 
     private final func _chainHead(_ lane: UInt32) -> UInt {
-        lane == 0 ? _slots.load(ordering: .acquiring) : _laneSlots.load(ordering: .acquiring)
+        lane == 0 ? SlotsWord.address(_slots.load(ordering: .acquiring)) : _laneSlots.load(ordering: .acquiring)
     }
 
     private final func _firstBlock(lane: UInt32) -> SlotBlock {
@@ -88,12 +88,25 @@ extension TrackedObject {
         // writer's seq_cst load of the chain's head after it sees the block). On failure another
         // thread's block wins.
         let address = UInt(bitPattern: block.base)
-        let (exchanged, current) = lane == 0
-            ? _slots.compareExchange(expected: 0, desired: address, ordering: .sequentiallyConsistent)
-            : _laneSlots.compareExchange(expected: 0, desired: address, ordering: .sequentiallyConsistent)
-        if exchanged { return block }
+        if lane == 1 {
+            let (exchanged, current) = _laneSlots.compareExchange(
+                expected: 0, desired: address, ordering: .sequentiallyConsistent)
+            if exchanged { return block }
+            block.deallocate()
+            return SlotBlock(address: current)!
+        }
+        // Lane 0's address shares its word with the observed mask, which another lane's installs
+        // may have set meanwhile: keep the bits.
+        // (Acquire: a block another thread published is read below.)
+        var word = _slots.load(ordering: .acquiring)
+        while SlotsWord.address(word) == 0 {
+            let (exchanged, current) = _slots.compareExchange(
+                expected: word, desired: word | address, ordering: .sequentiallyConsistent)
+            if exchanged { return block }
+            word = current
+        }
         block.deallocate()
-        return SlotBlock(address: current)!
+        return SlotBlock(address: SlotsWord.address(word))!
     }
 
     private static func _append(after block: SlotBlock) -> SlotBlock {
@@ -110,7 +123,7 @@ extension TrackedObject {
     private static func _claim(_ slot: UnsafeMutablePointer<Atomic<UInt64>>, for content: SlotContent) -> Bool {
         let old = slot.pointee.load(ordering: .acquiring)
         if old != 0 && _isHeld(SlotContent(raw: old)) { return false }
-        // seq_cst: the slot write is the first store of the installer's Dekker half (see `_observed`).
+        // seq_cst: the slot write is the first store of the installer's Dekker half (see `_writes`).
         return slot.pointee.compareExchange(
             expected: old, desired: content.raw, ordering: .sequentiallyConsistent
         ).exchanged
@@ -147,7 +160,7 @@ extension TrackedObject {
         // Dekker pair must see a slot written before the install's seq_cst load of `_writes`, even
         // when the mask bit it loaded was already set (see `_writes`).
         // (No early return when both are 0: a write comes here only once an install set its bit.)
-        let head = _slots.load(ordering: .sequentiallyConsistent)
+        let head = SlotsWord.address(_slots.load(ordering: .sequentiallyConsistent))
         let laneHead = _laneSlots.load(ordering: .sequentiallyConsistent)
         let thread = tracking_thread_state()!
         let pendingStart = thread.pointee.pendingCount

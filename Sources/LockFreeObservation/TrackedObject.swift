@@ -2,7 +2,7 @@ import Synchronization
 
 /// The base class of models observed with the lock-free registrar.
 ///
-/// Its registrar state lives inline in the object (four words; a tracked read writes none of them), so creating and destroying a model
+/// Its registrar state lives inline in the object (three words; a tracked read writes none of them), so creating and destroying a model
 /// allocates nothing beyond the object itself; observer slots are allocated on first observation.
 ///
 /// Declare properties with `@Tracked(index)`, one small distinct index per property of the class
@@ -19,12 +19,6 @@ open class TrackedObject {
     // Not `Sendable`, like `@Observable` classes: the registrar state below is atomic and safe to
     // share, but the subclass's properties are the app's to synchronise.
 
-    /// Bit `p % 64` is set once property `p` (or another property with the same bit) has had an
-    /// observer: a mutation whose bit is clear returns after one load. Set by installs (seq_cst OR
-    /// after the slot is written) and never cleared while the object lives: clearing would open a
-    /// window in which a concurrent mutation misses an observer being published. A property that
-    /// was observed once pays, on mutation, a scan of the object's few slots instead of one load.
-    @usableFromInline let _observed = Atomic<UInt64>(0)
     /// The object's writes, a `WriteWord`:
     ///
     ///     bits 25..<64  begun       writes counted (wrapping; compared for equality only)
@@ -33,7 +27,7 @@ open class TrackedObject {
     ///
     /// Every change is a read-modify-write, so the word has one modification order, and every
     /// later change continues the release sequence of an earlier one. A write takes one of two
-    /// protocols, chosen by its property's bit in `_observed` when it is announced:
+    /// protocols, chosen by its property's bit in the observed mask (`_slots`) when it is announced:
     ///
     /// - **Unobserved** (the fast path): store, then `begun` + 1 (seq_cst), then the mask loaded
     ///   (seq_cst) and, if the bit is set now, the slots scanned (seq_cst loads) and every scope
@@ -67,9 +61,16 @@ open class TrackedObject {
     /// see exactly that many writes of one object between its first read and its install to miss
     /// one.
     @usableFromInline let _writes = Atomic<UInt64>(0)
-    /// The first `SlotBlock`'s address of lane 0's chain, or 0. Set once by compare-and-swap.
+    /// A `SlotsWord`: the observed mask and the address of lane 0's first `SlotBlock`.
+    ///
+    /// The mask's bit for property `p` (`p % 16`) is set once `p` (or another property with the
+    /// same bit) has had an observer: a mutation whose bit is clear returns after one load. Set by
+    /// installs (seq_cst OR after the slot is written) and never cleared while the object lives:
+    /// clearing would open a window in which a concurrent mutation misses an observer being
+    /// published. A property that was observed once pays, on mutation, a scan of the object's few
+    /// slots instead of one load. The address is set once, by compare-and-swap (keeping the mask).
     @usableFromInline let _slots = Atomic<UInt>(0)
-    /// The same for lane 1's chain. Threads install in the chain of their lane (`tracking_lane`),
+    /// The first `SlotBlock`'s address of lane 1's chain, or 0, set once. Threads install in the chain of their lane (`tracking_lane`),
     /// each chain's first block on a cache line of its own, so that two threads tracking the same
     /// objects claim slots without taking each other's line (one-shot scopes claim a slot per
     /// object per evaluation). Writers scan both; a thread that tracks alone uses one.
@@ -87,7 +88,7 @@ open class TrackedObject {
         // No other thread can reach the object now, so its blocks can go. Observers still in them
         // are dropped silently, as Apple's registrar drops them; a scope that loses its last
         // object is closed so that its callback is released.
-        let head = _slots.load(ordering: .acquiring)
+        let head = SlotsWord.address(_slots.load(ordering: .acquiring))
         let laneHead = _laneSlots.load(ordering: .acquiring)
         if head | laneHead != 0 {
             Self._releaseChain(head)

@@ -214,8 +214,9 @@ enum TrackingScope {
     static func publishAndRecheck(
         _ object: TrackedObject, mask: UInt64, version: UInt64, ownWrites: UInt32, straddling: Bool
     ) -> Bool {
-        if object._observed.load(ordering: .sequentiallyConsistent) & mask != mask {
-            object._observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
+        let observed = SlotsWord.bits(of: mask)
+        if object._slots.load(ordering: .sequentiallyConsistent) & observed != observed {
+            object._slots.bitwiseOr(observed, ordering: .sequentiallyConsistent)
         }
         _schedulePoint()
         let writes = straddling

@@ -98,8 +98,7 @@ extension RegistrarTests {
             for _ in 0..<2 { _ = scope.run(body) }
             func snapshot(_ row: Row) -> [UInt] {
                 var words = [_getRetainCount(row), UInt(row._writes.load(ordering: .relaxed)),
-                             UInt(row._observed.load(ordering: .relaxed)), row._slots.load(ordering: .relaxed),
-                             row._laneSlots.load(ordering: .relaxed)]
+                             row._slots.load(ordering: .relaxed), row._laneSlots.load(ordering: .relaxed)]
                 row._forEachSlotBlock { block in
                     let count = 3 + block.capacity
                     words += (0..<count).map { block.base.load(fromByteOffset: 8 * $0, as: UInt.self) }

@@ -17,7 +17,8 @@ extension TrackedObject {
     /// The slots in use (not empty) in lane `lane`'s chain of this object.
     func slotsInUse(lane: UInt32) -> Int {
         var count = 0
-        var block = SlotBlock(address: lane == 0 ? _slots.load(ordering: .acquiring) : _laneSlots.load(ordering: .acquiring))
+        var block = SlotBlock(
+            address: lane == 0 ? SlotsWord.address(_slots.load(ordering: .acquiring)) : _laneSlots.load(ordering: .acquiring))
         while let current = block {
             for i in 0..<current.capacity where current.slot(i).pointee.load(ordering: .acquiring) != 0 { count += 1 }
             block = current.following
