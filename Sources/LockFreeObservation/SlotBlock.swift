@@ -28,7 +28,7 @@ struct SlotBlock {
     static func allocate(capacity: Int) -> SlotBlock {
         let alignment = capacity == firstCapacity ? 64 : 16
         let base = UnsafeMutableRawPointer.allocate(byteCount: 24 + 8 * capacity, alignment: alignment)
-        precondition(SlotsWord.address(UInt(bitPattern: base)) == UInt(bitPattern: base), "a slot block above 2^48")
+        precondition(SlotsWord.fits(UInt(bitPattern: base)), "a slot block above 2^48")
         base.bindMemory(to: Atomic<UInt>.self, capacity: 1).initialize(to: Atomic(0))
         base.storeBytes(of: capacity, toByteOffset: 8, as: Int.self)
         (base + 16).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))

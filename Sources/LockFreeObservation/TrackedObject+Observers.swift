@@ -101,7 +101,7 @@ extension TrackedObject {
         var word = _slots.load(ordering: .acquiring)
         while SlotsWord.address(word) == 0 {
             let (exchanged, current) = _slots.compareExchange(
-                expected: word, desired: word | address, ordering: .sequentiallyConsistent)
+                expected: word, desired: word | SlotsWord.word(address: address), ordering: .sequentiallyConsistent)
             if exchanged { return block }
             word = current
         }
@@ -155,7 +155,7 @@ extension TrackedObject {
     /// call (a loop over both chains cost every notification 27 instructions: `continuous-logger`
     /// 278 -> 305).
     @inline(__always)
-    private final func _scanObservers(of property: Int, straddlersOnly: Bool) {
+    final func _scanObservers(of property: Int, straddlersOnly: Bool) {
         // seq_cst loads of the chains' heads, block links and slots: the writer's half of the
         // Dekker pair must see a slot written before the install's seq_cst load of `_writes`, even
         // when the mask bit it loaded was already set (see `_writes`).
