@@ -157,6 +157,45 @@ extension RegistrarTests {
             _ = scope.cancel()
         }
 
+        /// Lane 0's chain head shares its word with the observed mask (`SlotsWord`): a lane-1 install
+        /// sets the mask while that head is still 0, and lane 0's first block, published after,
+        /// keeps it (a publication that replaced the word would lose the bit, and every later
+        /// write of the property would skip the scan: the lane-1 scope never told).
+        @Test func laneZerosFirstBlockKeepsTheMaskAnotherLaneSet() {
+            let row = Row()
+            let (first, second) = (CountingObserver(), CountingObserver())
+            let one = inLane(1) { withTracking({ _ = row.read(2) }, notifying: first).token }
+            #expect(SlotsWord.address(row._slots.load(ordering: .relaxed)) == 0)
+            #expect(row._slots.load(ordering: .relaxed) == SlotsWord.bit(2))
+            let zero = inLane(0) { withTracking({ _ = row.read(5) }, notifying: second).token }
+            #expect(SlotsWord.address(row._slots.load(ordering: .relaxed)) != 0)
+            #expect(row._slots.load(ordering: .relaxed) & 0xFFFF == SlotsWord.bit(2) | SlotsWord.bit(5))
+            row.write(2, 1)
+            #expect(first.count == 1 && second.count == 0)
+            row.write(5, 1)
+            #expect(second.count == 1)
+            #expect(!one.isArmed && !zero.isArmed)
+        }
+
+        /// The mask has a bit per property modulo 16: a property sharing an observed one's bit is
+        /// written by the observed protocol and tells no one; any other stays on the fast path.
+        @Test func propertiesThatShareABitAreScannedAndToldNothing() {
+            #expect(SlotsWord.bits(of: 1 << 6) == SlotsWord.bit(70))  // word 1, property 70
+            #expect(SlotsWord.bits(of: 1 << 17 | 1 << 3) == SlotsWord.bit(1) | SlotsWord.bit(3))
+            let row = Row()
+            let observer = CountingObserver()
+            let (_, token) = withTracking({ _ = row.read(3) }, notifying: observer)
+            let sharing = row.willMutate(19)  // 19 % 16 == 3
+            #expect(sharing.counted)
+            row.didMutate(sharing)
+            let other = row.willMutate(4)
+            #expect(!other.counted)
+            row.didMutate(other)
+            #expect(observer.count == 0 && token.isArmed)
+            row.write(3, 1)
+            #expect(observer.count == 1)
+        }
+
         /// Three threads: one writes shared objects in rounds, two (lanes 1 and 0) track them
         /// with one-shot scopes and a reusable scope each. At each round's end, every scope still
         /// armed read the values the objects hold then.
