@@ -24,8 +24,10 @@ enum SlotsWord {
     @inlinable static func bit(_ property: Int) -> UInt { 1 &<< UInt(truncatingIfNeeded: property & 15) }
 
     /// The observed bits of the properties of a 64-property word's mask (property `w * 64 + i` has
-    /// bit `i % 16`, as 64 is a multiple of 16).
+    /// bit `i % 16`, as 64 is a multiple of 16). A mask of the first 16 properties is its own (no
+    /// folding: 11 instructions per install fewer).
     @inlinable static func bits(of mask: UInt64) -> UInt {
-        UInt(truncatingIfNeeded: (mask | mask &>> 16 | mask &>> 32 | mask &>> 48) & 0xFFFF)
+        if mask <= 0xFFFF { return UInt(truncatingIfNeeded: mask) }
+        return UInt(truncatingIfNeeded: (mask | mask &>> 16 | mask &>> 32 | mask &>> 48) & 0xFFFF)
     }
 }

@@ -77,12 +77,21 @@ extension TrackedObject {
         return nil
     }
 
+    @inline(__always)
     private final func _chainHead(_ lane: UInt32) -> UInt {
         lane == 0 ? SlotsWord.address(_slots.load(ordering: .acquiring)) : _laneSlots.load(ordering: .acquiring)
     }
 
+    /// The lane's first block; the allocation, once per object and lane, out of line (inlined, the
+    /// lookup had become a call: 16 instructions per install).
+    @inline(__always)
     private final func _firstBlock(lane: UInt32) -> SlotBlock {
         if let block = SlotBlock(address: _chainHead(lane)) { return block }
+        return _publishFirstBlock(lane: lane)
+    }
+
+    @inline(never)
+    private final func _publishFirstBlock(lane: UInt32) -> SlotBlock {
         let block = SlotBlock.allocate(capacity: SlotBlock.firstCapacity)
         // seq_cst: publishes the initialised block, and is part of the install's Dekker half (a
         // writer's seq_cst load of the chain's head after it sees the block). On failure another
