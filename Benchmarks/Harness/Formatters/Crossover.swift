@@ -51,15 +51,7 @@ public enum Crossover {
     /// The families with several render costs, each with its other parameters (`family/k=v...`
     /// without `render`), in run order.
     static func cases(_ set: ResultSet) -> [(name: String, results: [BenchmarkResult])] {
-        var order: [String] = []
-        var byName: [String: [BenchmarkResult]] = [:]
-        for r in set.results where r.parameter(parameter) != nil && r.failure == nil {
-            let others = r.parameters.entries.filter { $0.key != parameter }.map { "/\($0.key)=\($0.value)" }.joined()
-            let name = r.family + others
-            if byName[name] == nil { order.append(name) }
-            byName[name, default: []].append(r)
-        }
-        return order.map { ($0, byName[$0]!) }.filter { Set($0.results.compactMap { $0.parameter(parameter) }).count >= 2 }
+        set.seriesVarying(parameter).filter { Set($0.results.compactMap { $0.parameter(parameter) }).count >= 2 }
     }
 
     static func time(_ r: BenchmarkResult) -> Double? { r.metric(MetricName.time)?.summary.p50 }

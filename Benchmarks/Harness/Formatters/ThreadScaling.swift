@@ -25,14 +25,9 @@ public enum ThreadScaling {
     /// `mutation-threads-same-object`), that of the family it varies (the longest family name
     /// that, followed by `-`, begins its name, other parameters equal). In run order.
     static func cases(_ set: ResultSet) -> [Case] {
-        var order: [String] = []
-        var byName: [String: [BenchmarkResult]] = [:]
-        for r in set.results where r.parameter(parameter) != nil && r.failure == nil {
-            let others = r.parameters.entries.filter { $0.key != parameter }.map { "/\($0.key)=\($0.value)" }.joined()
-            let name = r.family + others
-            if byName[name] == nil { order.append(name) }
-            byName[name, default: []].append(r)
-        }
+        let series = set.seriesVarying(parameter)
+        let order = series.map(\.name)
+        let byName = Dictionary(uniqueKeysWithValues: series.map { ($0.name, $0.results) })
         func threads(_ r: BenchmarkResult) -> Int? { r.parameter(parameter).flatMap { Int($0) } }
         let withOne = Set(order.filter { byName[$0]!.contains { threads($0) == 1 } })
         var cases: [Case] = []

@@ -120,3 +120,19 @@ public enum MetricName {
     /// Count metrics gated exactly.
     public static let counts = [notifications, invalidations, evaluations, unnecessary, missed]
 }
+
+extension ResultSet {
+    /// The successful results that have `parameter`, grouped by family and their other parameters
+    /// (`family/k=v...` without `parameter`), in run order: a series along `parameter` each.
+    func seriesVarying(_ parameter: String) -> [(name: String, results: [BenchmarkResult])] {
+        var order: [String] = []
+        var byName: [String: [BenchmarkResult]] = [:]
+        for r in results where r.parameter(parameter) != nil && r.failure == nil {
+            let others = r.parameters.entries.filter { $0.key != parameter }.map { "/\($0.key)=\($0.value)" }.joined()
+            let name = r.family + others
+            if byName[name] == nil { order.append(name) }
+            byName[name, default: []].append(r)
+        }
+        return order.map { ($0, byName[$0]!) }
+    }
+}
