@@ -592,22 +592,14 @@ public struct ReusableScope: Sendable, Hashable {
             position: 0, dependency: -1)
         var slots = 0
         var only: UnsafeMutablePointer<Atomic<UInt64>>?
-        let expected = WriteWord.counts(dependency.version) &+ UInt64(dependency.ownWrites) &* WriteWord.begunUnit
+        let (version, ownWrites) = (dependency.version, dependency.ownWrites)
         let changed = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
             TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
                 only = object._insertObserver($0)
                 slots += 1
             }
-            // seq_cst: see `TrackedObject._writes`. Bits are never cleared.
-            let observed = SlotsWord.bits(of: mask)
-            if object._slots.load(ordering: .sequentiallyConsistent) & observed != observed {
-                object._slots.bitwiseOr(observed, ordering: .sequentiallyConsistent)
-            }
-            _schedulePoint()
-            let writes = straddling
-                ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
-                : object._writes.load(ordering: .sequentiallyConsistent)
-            return WriteWord.counts(writes) != expected
+            return TrackingScope.publishAndRecheck(
+                object, mask: mask, version: version, ownWrites: ownWrites, straddling: straddling)
         }
         // Compared: later runs find it settled (no write in flight), not theirs.
         dependency.version &= ~WriteWord.inFlightMask
