@@ -2,17 +2,90 @@ import CTrackingSupport
 import Synchronization
 
 /// One object (one 64-property word of it) that a reusable scope's last run read, with the slot it
-/// keeps in that object between runs. Lives in the scope's record (`ScopeRecord.dependencies`),
-/// touched only by the thread running or cancelling the scope.
+/// keeps in that object between runs, as a value: the two halves a buffer keeps apart
+/// (`DependencyBuffer`), `head`, which a run's reads touch, and `rest`, which only the slow paths
+/// do. Lives in the scope's record (`ScopeRecord.dependencies`), touched only by the thread running
+/// or cancelling the scope.
 ///
 /// While a run reads its dependencies in the same order as the last one, each read only writes
-/// here: `read` (see `TrackedObject._keepReadInline`). The object is not touched, the slot stays
+/// `head.read` (see `TrackedObject._keepReadInline`). The object is not touched, the slot stays
 /// installed, and no reference count changes.
+struct Dependency {
+    var head: DependencyHead
+    var rest: DependencyRest
+
+    init(
+        object: UnsafeMutableRawPointer, mask: UInt64, read: UInt64, version: UInt64, word: UInt32, ownWrites: UInt32,
+        slot: UnsafeMutablePointer<Atomic<UInt64>>?, straddling: Bool
+    ) {
+        precondition(UInt(bitPattern: object) >> 48 == 0, "object address above 48 bits")
+        head = DependencyHead(key: DependencyHead.key(object, word), mask: mask, read: read)
+        rest = DependencyRest(version: version, slot: slot, ownWrites: ownWrites, straddling: straddling)
+    }
+
+    init(head: DependencyHead, rest: DependencyRest) {
+        self.head = head
+        self.rest = rest
+    }
+
+    var key: UInt { head.key }
+    var mask: UInt64 {
+        get { head.mask }
+        set { head.mask = newValue }
+    }
+    var read: UInt64 {
+        get { head.read }
+        set { head.read = newValue }
+    }
+    var object: UnsafeMutableRawPointer { head.object }
+    var word: UInt32 { head.word }
+    var isHole: Bool { head.isHole }
+    var version: UInt64 {
+        get { rest.version }
+        set { rest.version = newValue }
+    }
+    var slot: UnsafeMutablePointer<Atomic<UInt64>>? {
+        get { rest.slot }
+        set { rest.slot = newValue }
+    }
+    var ownWrites: UInt32 {
+        get { rest.ownWrites }
+        set { rest.ownWrites = newValue }
+    }
+    var straddling: Bool {
+        get { rest.straddling }
+        set { rest.straddling = newValue }
+    }
+    var fate: DependencyRest.Fate {
+        get { rest.fate }
+        set { rest.fate = newValue }
+    }
+
+    /// A dependency on no object, left where a long list lost one (`DependencyStore.holes`): its
+    /// key is no object's (as a sentinel's), so no read matches it and a run's cursor skips it; it
+    /// has no slots, no retain and no properties.
+    static var hole: Dependency {
+        var hole = Dependency(
+            object: UnsafeMutableRawPointer(bitPattern: UInt(TRACKING_NO_OBJECT)).unsafelyUnwrapped, mask: 0, read: 0,
+            version: 0, word: 0, ownWrites: 0, slot: nil, straddling: false)
+        hole.fate = .dropped
+        return hole
+    }
+
+    /// Whether `version` was loaded by this run: it read a property outside the installed slots,
+    /// or read during a write in flight (an earlier run's version has none in flight).
+    var versionIsThisRuns: Bool { rest.versionIsThisRuns(head) }
+}
+
+/// The half of a dependency that a run's reads touch: what the getter compares (`key`, `mask`)
+/// and the one thing it stores (`read`). 24 bytes, so that the cursor of a run over many objects
+/// (the count view over 100,000 books) walks 24 bytes of them per object read, not 48: the other
+/// half (`DependencyRest`) lies in an array of its own beside this one (`DependencyBuffer`).
 ///
 /// Frozen and usable from inline code: a getter keeps the read the run expects inline
 /// (`TrackedObject._keepReadInline`).
 @usableFromInline @frozen
-struct Dependency {
+struct DependencyHead {
     /// The object (retained by the scope) and the word: `object | word << 48` (`key(_:_:)`), so
     /// that a getter matches both with one compare. (A user-space address has its top 16 bits
     /// clear, and a word is below `TrackedObject.propertyLimit / 64`.) First in the layout: a
@@ -22,46 +95,6 @@ struct Dependency {
     @usableFromInline var mask: UInt64
     /// The properties this run read; 0 until the run reads the object (or when it skipped it).
     @usableFromInline var read: UInt64
-    /// The object's write word loaded before this run's first read of it that the installed slots
-    /// did not cover: a property outside `mask`, or one read during a write in flight (then the
-    /// run's version: `versionIsThisRuns`). A read the slots cover needs none: the scope is armed
-    /// and the slots stay installed, so a later write notifies it. Otherwise a version of an
-    /// earlier run, with no write in flight (`ReusableScope.install` settles it), never compared.
-    @usableFromInline var version: UInt64
-    /// The slot, when the dependency has exactly one (`TrackingScope.forEachSlot`); `nil` when it
-    /// has several, which are then found by scanning the object's slots.
-    @usableFromInline var slot: UnsafeMutablePointer<Atomic<UInt64>>?
-    /// Writes of the object begun by the running thread since `version` was loaded (meaningful
-    /// only while it is the run's).
-    @usableFromInline var ownWrites: UInt32
-    /// Whether the installed slots are straddling (see `TrackedObject._writes`).
-    @usableFromInline var straddling: Bool
-    /// What the run that just ended did with it (`ReusableScope.reconcile`).
-    @usableFromInline var fate = Fate.kept
-
-    @usableFromInline @frozen
-    enum Fate: UInt8 {
-        /// Read in order: its slots stay.
-        case kept
-        /// Read out of order: the run's entry for it takes its slots over.
-        case takenOver
-        /// Not read: its slots are emptied and its object released.
-        case dropped
-    }
-
-    init(
-        object: UnsafeMutableRawPointer, mask: UInt64, read: UInt64, version: UInt64, word: UInt32, ownWrites: UInt32,
-        slot: UnsafeMutablePointer<Atomic<UInt64>>?, straddling: Bool
-    ) {
-        precondition(UInt(bitPattern: object) >> 48 == 0, "object address above 48 bits")
-        key = Self.key(object, word)
-        self.mask = mask
-        self.read = read
-        self.version = version
-        self.slot = slot
-        self.ownWrites = ownWrites
-        self.straddling = straddling
-    }
 
     /// The object and word of a dependency, as one word (`key`).
     @inlinable @inline(__always)
@@ -77,16 +110,19 @@ struct Dependency {
     /// Which 64-property word of the object `mask` and `read` describe.
     var word: UInt32 { UInt32(truncatingIfNeeded: key &>> 48) }
 
+    /// Whether this is a hole (`Dependency.hole`).
+    var isHole: Bool { key == UInt(TRACKING_NO_OBJECT) }
+
     /// Dependency `i` of the buffer the thread state points to.
     @inlinable @inline(__always)
-    static func at(_ base: UnsafeMutableRawPointer?, _ i: Int) -> UnsafeMutablePointer<Dependency> {
-        base.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self) + i
+    static func at(_ base: UnsafeMutableRawPointer?, _ i: Int) -> UnsafeMutablePointer<DependencyHead> {
+        base.unsafelyUnwrapped.assumingMemoryBound(to: DependencyHead.self) + i
     }
 
     /// The dependency at `address` (a `tracking_run` cursor).
     @inline(__always)
-    static func at(_ address: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<Dependency> {
-        address.unsafelyUnwrapped.assumingMemoryBound(to: Dependency.self)
+    static func at(_ address: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<DependencyHead> {
+        address.unsafelyUnwrapped.assumingMemoryBound(to: DependencyHead.self)
     }
 
     /// The index of the dependency at `cursor` in the buffer at `base`.
@@ -94,27 +130,60 @@ struct Dependency {
     static func index(_ cursor: UnsafeMutableRawPointer?, in base: UnsafeMutableRawPointer?) -> Int {
         at(base).distance(to: at(cursor))
     }
-
-    /// A dependency on no object, left where a long list lost one (`DependencyStore.holes`): its
-    /// key is no object's (as a sentinel's), so no read matches it and a run's cursor skips it; it
-    /// has no slots, no retain and no properties.
-    static var hole: Dependency {
-        var hole = Dependency(
-            object: UnsafeMutableRawPointer(bitPattern: UInt(TRACKING_NO_OBJECT)).unsafelyUnwrapped, mask: 0, read: 0,
-            version: 0, word: 0, ownWrites: 0, slot: nil, straddling: false)
-        hole.fate = .dropped
-        return hole
-    }
-
-    /// Whether this is a hole (`hole`).
-    var isHole: Bool { key == UInt(TRACKING_NO_OBJECT) }
-
-    /// Whether `version` was loaded by this run: it read a property outside the installed slots,
-    /// or read during a write in flight (an earlier run's version has none in flight).
-    var versionIsThisRuns: Bool { read & ~mask != 0 || WriteWord.inFlight(version) != 0 }
 }
 
-extension UnsafeMutablePointer where Pointee == Dependency {
+/// The half of a dependency that only the slow paths touch (a first read the slots do not cover,
+/// a reconcile, the body's own writes): what the run loaded and which slots are installed. In an
+/// array beside the heads, at the same index (`DependencyBuffer`), of the same stride, so that a
+/// head's rest lies a fixed distance after it (`tracking_run.restOffset`).
+struct DependencyRest {
+    /// The object's write word loaded before this run's first read of it that the installed slots
+    /// did not cover: a property outside `mask`, or one read during a write in flight (then the
+    /// run's version: `versionIsThisRuns`). A read the slots cover needs none: the scope is armed
+    /// and the slots stay installed, so a later write notifies it. Otherwise a version of an
+    /// earlier run, with no write in flight (`ReusableScope.install` settles it), never compared.
+    var version: UInt64
+    /// The slot, when the dependency has exactly one (`TrackingScope.forEachSlot`); `nil` when it
+    /// has several, which are then found by scanning the object's slots.
+    var slot: UnsafeMutablePointer<Atomic<UInt64>>?
+    /// Writes of the object begun by the running thread since `version` was loaded (meaningful
+    /// only while it is the run's).
+    var ownWrites: UInt32
+    /// Whether the installed slots are straddling (see `TrackedObject._writes`).
+    var straddling: Bool
+    /// What the run that just ended did with it (`ReusableScope.reconcile`).
+    var fate = Fate.kept
+
+    enum Fate: UInt8 {
+        /// Read in order: its slots stay.
+        case kept
+        /// Read out of order: the run's entry for it takes its slots over.
+        case takenOver
+        /// Not read: its slots are emptied and its object released.
+        case dropped
+    }
+
+    init(version: UInt64, slot: UnsafeMutablePointer<Atomic<UInt64>>?, ownWrites: UInt32, straddling: Bool) {
+        self.version = version
+        self.slot = slot
+        self.ownWrites = ownWrites
+        self.straddling = straddling
+    }
+
+    /// Whether `version` was loaded by this run (`Dependency.versionIsThisRuns`), `head` being the
+    /// other half.
+    func versionIsThisRuns(_ head: DependencyHead) -> Bool {
+        head.read & ~head.mask != 0 || WriteWord.inFlight(version) != 0
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == DependencyHead {
+    /// The other half of this dependency of the running scope's buffer (`tracking_run.restOffset`).
+    @inline(__always)
+    func rest(_ thread: UnsafeMutablePointer<tracking_thread>) -> UnsafeMutablePointer<DependencyRest> {
+        (UnsafeMutableRawPointer(self) + thread.pointee.run.restOffset).assumingMemoryBound(to: DependencyRest.self)
+    }
+
     /// The run's first read of this dependency, out of the getter (which keeps only the reads the
     /// slots cover): the write word loaded as the run's version, and the run reshaped if the slots
     /// do not cover the read.
@@ -131,8 +200,9 @@ extension UnsafeMutablePointer where Pointee == Dependency {
     @inline(__always)
     func loadVersion(of object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let version = object._writes.load(ordering: .sequentiallyConsistent)
-        pointee.version = version
-        pointee.ownWrites = 0
+        let rest = rest(thread)
+        rest.pointee.version = version
+        rest.pointee.ownWrites = 0
         thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: WriteWord.inFlight(version)))
         // The window between the write word and the caller's load of the value.
         _schedulePoint()
@@ -145,12 +215,12 @@ extension UnsafeMutablePointer where Pointee == Dependency {
     func readAgain(
         _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
     ) -> Bool {
-        guard pointee.key == Dependency.key(object, word) else { return false }
+        guard pointee.key == DependencyHead.key(object, word) else { return false }
         let read = pointee.read
         // A property read before in this run (the commonest repeated read) is counted already.
         if read & bit != 0 { return true }
         guard read != 0 else { return false }
-        if bit & ~pointee.mask != 0 && !pointee.versionIsThisRuns {
+        if bit & ~pointee.mask != 0 && !rest(thread).pointee.versionIsThisRuns(pointee) {
             // The run's first read the slots do not cover: from here the write word decides
             // whether the reinstall missed a change (`Dependency.version`).
             Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { loadVersion(of: $0, thread) }
@@ -170,27 +240,79 @@ extension UnsafeMutablePointer where Pointee == Dependency {
 /// the cursor with no bounds check (`TrackedObject._keepReadInline`), and finds no object there
 /// when the cursor is at the first.
 struct DependencyBuffer {
-    var base: UnsafeMutablePointer<Dependency>
+    /// The heads (`DependencyHead`); their rests follow them, `restOffset` bytes after each.
+    var base: UnsafeMutablePointer<DependencyHead>
     var capacity: Int
     /// The record's own slots (after their leading sentinels), which are never freed.
-    let inline: UnsafeMutablePointer<Dependency>
+    let inline: UnsafeMutablePointer<DependencyHead>
 
     /// Sentinels before the first dependency of every buffer, and of `tracking_no_dependencies_address()`.
     static let leadingSentinels = 2
 
-    /// `region`: room for `leadingSentinels + capacity` dependencies.
-    init(inline region: UnsafeMutablePointer<Dependency>, capacity: Int) {
-        inline = Self.startAfterSentinels(region)
+    /// The stride of both halves: a head's rest is `restOffset` bytes after it only if they match.
+    static let stride: Int = {
+        precondition(
+            MemoryLayout<DependencyHead>.stride == MemoryLayout<DependencyRest>.stride,
+            "a dependency's halves differ in stride")
+        // The sentinels a getter may read are laid out for dependencies of up to 64 bytes
+        // (`tracking_no_dependencies_address()`).
+        precondition(MemoryLayout<DependencyHead>.stride <= 64, "a dependency outgrew its sentinels")
+        return MemoryLayout<DependencyHead>.stride
+    }()
+
+    /// The bytes a buffer of `capacity` takes: the leading sentinels, the heads, then the rests.
+    static func bytes(capacity: Int) -> Int { (leadingSentinels + 2 * capacity) * stride }
+
+    /// `region`: `bytes(capacity:)` bytes, aligned for a word.
+    init(inline region: UnsafeMutableRawPointer, capacity: Int) {
+        inline = Self.startAfterSentinels(region, capacity: capacity)
         base = inline
         self.capacity = capacity
     }
 
-    /// Writes the leading sentinels at the start of `region`, and returns where the dependencies go.
-    private static func startAfterSentinels(_ region: UnsafeMutablePointer<Dependency>) -> UnsafeMutablePointer<Dependency> {
+    /// Writes the leading sentinels at the start of `region` (`bytes(capacity:)`), binds the rest
+    /// of it, and returns where the dependencies go.
+    private static func startAfterSentinels(
+        _ region: UnsafeMutableRawPointer, capacity: Int
+    ) -> UnsafeMutablePointer<DependencyHead> {
+        let heads = region.bindMemory(to: DependencyHead.self, capacity: leadingSentinels + capacity)
+        (region + (leadingSentinels + capacity) * stride).bindMemory(to: DependencyRest.self, capacity: capacity)
         for i in 0..<leadingSentinels {
-            UnsafeMutableRawPointer(region + i).storeBytes(of: UInt(TRACKING_NO_OBJECT), as: UInt.self)
+            UnsafeMutableRawPointer(heads + i).storeBytes(of: UInt(TRACKING_NO_OBJECT), as: UInt.self)
         }
-        return region + leadingSentinels
+        return heads + leadingSentinels
+    }
+
+    /// Bytes from a head to its rest (`tracking_run.restOffset`).
+    var restOffset: Int { capacity &* Self.stride }
+
+    /// The rests, parallel to the heads.
+    var rests: UnsafeMutablePointer<DependencyRest> {
+        (UnsafeMutableRawPointer(base) + restOffset).assumingMemoryBound(to: DependencyRest.self)
+    }
+
+    /// Dependency `i`, both halves. (Both are trivial types: setting one not yet initialised is
+    /// initialising it.)
+    subscript(i: Int) -> Dependency {
+        get { Dependency(head: base[i], rest: rests[i]) }
+        nonmutating set {
+            base[i] = newValue.head
+            rests[i] = newValue.rest
+        }
+    }
+
+    /// Moves `count` dependencies from `from` to `to` (the ranges may overlap).
+    func move(from: Int, to: Int, count: Int) {
+        guard from != to else { return }
+        (base + to).update(from: base + from, count: count)
+        (rests + to).update(from: rests + from, count: count)
+    }
+
+    /// Writes `count` holes from `at` (`Dependency.hole`).
+    func leaveHoles(at: Int, count: Int) {
+        let hole = Dependency.hole
+        (base + at).update(repeating: hole.head, count: count)
+        (rests + at).update(repeating: hole.rest, count: count)
     }
 
     /// Writes the sentinel after the `count` dependencies a run's cursor walks (see `tracking_run`).
@@ -206,8 +328,10 @@ struct DependencyBuffer {
     mutating func reserve(_ count: Int, exactly: Bool = false) {
         guard count > capacity else { return }
         let grown = exactly ? count : max(count + count / 4 + 8, 2 * capacity)
-        if base != inline { (base - Self.leadingSentinels).deallocate() }
-        base = Self.startAfterSentinels(.allocate(capacity: Self.leadingSentinels + grown))
+        if base != inline { UnsafeMutableRawPointer(base - Self.leadingSentinels).deallocate() }
+        let region = UnsafeMutableRawPointer.allocate(
+            byteCount: Self.bytes(capacity: grown), alignment: MemoryLayout<DependencyHead>.alignment)
+        base = Self.startAfterSentinels(region, capacity: grown)
         capacity = grown
     }
 
@@ -215,7 +339,7 @@ struct DependencyBuffer {
     /// a large allocation for ever.
     mutating func shrink(above limit: Int) {
         guard capacity > limit, base != inline else { return }
-        (base - Self.leadingSentinels).deallocate()
+        UnsafeMutableRawPointer(base - Self.leadingSentinels).deallocate()
         base = inline
         capacity = DependencyStore.inlineCapacity
     }
@@ -249,13 +373,13 @@ struct DependencyStore {
     /// Dependencies each buffer holds without allocating: two, and the sentinel after them.
     static let inlineCapacity = 3
 
-    /// The record's own slots for both buffers, with their leading sentinels.
-    static let inlineRegion = 2 * (DependencyBuffer.leadingSentinels + inlineCapacity)
+    /// The bytes of the record's own slots for both buffers, with their leading sentinels.
+    static let inlineRegionBytes = 2 * DependencyBuffer.bytes(capacity: inlineCapacity)
 
-    /// `inline`: room for `inlineRegion` dependencies.
-    init(inline: UnsafeMutablePointer<Dependency>) {
+    /// `inline`: `inlineRegionBytes` bytes, aligned for a word.
+    init(inline: UnsafeMutableRawPointer) {
         dependencies = DependencyBuffer(inline: inline, capacity: Self.inlineCapacity)
         spare = DependencyBuffer(
-            inline: inline + DependencyBuffer.leadingSentinels + Self.inlineCapacity, capacity: Self.inlineCapacity)
+            inline: inline + DependencyBuffer.bytes(capacity: Self.inlineCapacity), capacity: Self.inlineCapacity)
     }
 }

@@ -78,7 +78,7 @@ public struct ReusableScope: Sendable, Hashable {
         tracking_run(
             dependencies: tracking_no_dependencies_address(), cursor: tracking_no_dependencies_address(), dependencyCount: 0,
             cursorDepth: 0, bitsRead: 0,
-            reshaped: 0, skipCount: 0)
+            reshaped: 0, skipCount: 0, restOffset: 0)
     }
 
     /// Whether the last run's dependencies are watched: the scope has run, has not been told of a
@@ -128,7 +128,8 @@ public struct ReusableScope: Sendable, Hashable {
             ? tracking_run(
                 dependencies: store.pointee.dependencies.base, cursor: UnsafeMutableRawPointer(store.pointee.dependencies.base),
                 dependencyCount: store.pointee.count,
-                cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0)
+                cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0,
+                restOffset: store.pointee.dependencies.restOffset)
             : Self.noRun
 
         func finish() {
@@ -138,7 +139,7 @@ public struct ReusableScope: Sendable, Hashable {
                 // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
                 scope.pointee.runner.store(0, ordering: .relaxed)
             } else {
-                let kept = Dependency.index(run.cursor, in: run.dependencies)
+                let kept = DependencyHead.index(run.cursor, in: run.dependencies)
                 let reads = RunReads(bits: kept - run.skipCount + run.bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
                 reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
             }
@@ -232,36 +233,36 @@ public struct ReusableScope: Sendable, Hashable {
         let previousCount = store.pointee.count
         if reconcileInPlace(thread, store, from: start, kept: cursor, reads: reads, outermost: outermost) { return }
         let entries = thread.pointee.entries
-        let previous = store.pointee.dependencies.base
+        let previous = store.pointee.dependencies
         var unchanged = end == start && cursor == previousCount
         for j in 0..<previousCount {
-            let dependency = previous + j
-            if j < cursor && dependency.pointee.read != 0 {
-                dependency.pointee.fate = .kept
-                if dependency.pointee.read != dependency.pointee.mask || dependency.pointee.straddling
-                    || WriteWord.inFlight(dependency.pointee.version) != 0 {
+            let (head, rest) = (previous.base + j, previous.rests + j)
+            if j < cursor && head.pointee.read != 0 {
+                rest.pointee.fate = .kept
+                if head.pointee.read != head.pointee.mask || rest.pointee.straddling
+                    || WriteWord.inFlight(rest.pointee.version) != 0 {
                     unchanged = false
                 }
                 continue
             }
             unchanged = false
-            if dependency.pointee.isHole {
-                dependency.pointee.fate = .dropped
+            if head.pointee.isHole {
+                rest.pointee.fate = .dropped
                 continue
             }
-            if let entry = entryOf(dependency.pointee.object, word: dependency.pointee.word, thread, from: start, to: end),
+            if let entry = entryOf(head.pointee.object, word: head.pointee.word, thread, from: start, to: end),
                entries.unsafelyUnwrapped[entry].dependency < 0 {
                 entries.unsafelyUnwrapped[entry].dependency = Int32(truncatingIfNeeded: j)
-                dependency.pointee.fate = .takenOver
+                rest.pointee.fate = .takenOver
                 continue
             }
-            dependency.pointee.fate = .dropped
-            clearSlots(of: dependency.pointee)
+            rest.pointee.fate = .dropped
+            clearSlots(of: previous[j])
         }
         if unchanged { return }
 
         store.pointee.spare.reserve(cursor + (end - start) + 1)
-        let next = store.pointee.spare.base
+        let next = store.pointee.spare
         var count = 0
         var changed = false
         var e = start
@@ -285,7 +286,7 @@ public struct ReusableScope: Sendable, Hashable {
         func takeEntry(_ e: Int) {
             let entry = entries.unsafelyUnwrapped[e]
             let dependency = dependencyOf(entry, e, entries.unsafelyUnwrapped, takingOver: previous, outermost: outermost, changed: &changed)
-            (next + count).initialize(to: dependency)
+            next[count] = dependency
             count += 1
         }
         for j in 0..<min(cursor, previousCount) {
@@ -293,12 +294,12 @@ public struct ReusableScope: Sendable, Hashable {
                 takeEntry(e)
                 e += 1
             }
-            guard previous[j].fate == .kept else { continue }
+            guard previous.rests[j].fate == .kept else { continue }
             var dependency = previous[j]
             if dependency.read != dependency.mask || dependency.straddling || WriteWord.inFlight(dependency.version) != 0 {
                 reinstall(&dependency, mask: dependency.read)
             }
-            (next + count).initialize(to: dependency)
+            next[count] = dependency
             count += 1
         }
         while e < end {
@@ -308,22 +309,23 @@ public struct ReusableScope: Sendable, Hashable {
 
         swap(&store.pointee.dependencies, &store.pointee.spare)
         store.pointee.count = count
-        // The next rebuild builds into the buffer just left: as large now, so that a run which
-        // rebuilds (a list reordered) allocates nothing after the first.
-        store.pointee.spare.reserve(store.pointee.dependencies.capacity, exactly: true)
         var watchedBits = 0
         var straddling = 0
         for i in 0..<count {
-            watchedBits += next[i].mask.nonzeroBitCount
-            if next[i].straddling { straddling += 1 }
+            watchedBits += next.base[i].mask.nonzeroBitCount
+            if next.rests[i].straddling { straddling += 1 }
         }
         store.pointee.watchedBits = watchedBits
         store.pointee.straddling = straddling
         store.pointee.holes = 0
         store.pointee.runsWithHoles = 0
-        for j in 0..<previousCount where previous[j].fate == .dropped && !previous[j].isHole {
-            Unmanaged<TrackedObject>.fromOpaque(previous[j].object).release()
+        for j in 0..<previousCount where previous.rests[j].fate == .dropped && !previous.base[j].isHole {
+            Unmanaged<TrackedObject>.fromOpaque(previous.base[j].object).release()
         }
+        // The next rebuild builds into the buffer just left (`previous`, read above: not before),
+        // as large now, so that a run which rebuilds (a list reordered) allocates nothing after
+        // the first.
+        store.pointee.spare.reserve(store.pointee.dependencies.capacity, exactly: true)
         if changed { TrackingScope.fireNow(record, generation: generation) }
     }
 
@@ -336,7 +338,7 @@ public struct ReusableScope: Sendable, Hashable {
     ) -> Bool {
         // The cursor at the end of the list: every dependency kept (compared as addresses, with no
         // division by the stride), each for one property, and `bitsRead` more.
-        let end = UnsafeMutableRawPointer(Dependency.at(run.dependencies, store.pointee.count))
+        let end = UnsafeMutableRawPointer(DependencyHead.at(run.dependencies, store.pointee.count))
         return run.reshaped == 0 && run.skipCount == 0 && newEntries == 0 && run.cursor == end
             && store.pointee.count &+ run.bitsRead == store.pointee.watchedBits && store.pointee.straddling == 0
     }
@@ -360,7 +362,7 @@ public struct ReusableScope: Sendable, Hashable {
             thread.pointee.count - start <= 64, tail <= 64
         else { return false }
         let end = thread.pointee.count
-        let deps = store.pointee.dependencies.base
+        let deps = store.pointee.dependencies
         let entries = thread.pointee.entries
         let skipAt = { (i: Int) -> Int in
             withUnsafeBytes(of: thread.pointee.skips) { $0.load(fromByteOffset: i * 8, as: Int.self) }
@@ -369,7 +371,7 @@ public struct ReusableScope: Sendable, Hashable {
         let notKept = skipCount + tail
         let notKeptAt = { (i: Int) -> Int in i < skipCount ? skipAt(i) : cursor + (i - skipCount) }
         var notKeptBits = 0
-        for i in 0..<notKept { notKeptBits += deps[notKeptAt(i)].mask.nonzeroBitCount }
+        for i in 0..<notKept { notKeptBits += deps.base[notKeptAt(i)].mask.nonzeroBitCount }
         // Each kept dependency read a subset of its properties (nothing outside them): the totals
         // are equal only if every one read all of them.
         guard reads.bits == store.pointee.watchedBits - notKeptBits else { return false }
@@ -453,29 +455,27 @@ public struct ReusableScope: Sendable, Hashable {
         // Commit. First the dependencies not kept, copied aside (the moves may write over them):
         // taken over by this run's entry for them, or dropped.
         store.pointee.spare.reserve(notKept)
-        let aside = store.pointee.spare.base
+        let aside = store.pointee.spare
         var holes = store.pointee.holes
         for i in 0..<notKept {
             let j = notKeptAt(i)
-            (aside + i).initialize(to: deps[j])
-            if deps[j].isHole {
-                aside[i].fate = .dropped
+            aside[i] = deps[j]
+            if deps.base[j].isHole {
+                aside.rests[i].fate = .dropped
                 holes -= 1
-            } else if let entry = entryOf(deps[j].object, word: deps[j].word, thread, from: start, to: end),
+            } else if let entry = entryOf(deps.base[j].object, word: deps.base[j].word, thread, from: start, to: end),
                entries.unsafelyUnwrapped[entry].dependency < 0 {
                 entries.unsafelyUnwrapped[entry].dependency = Int32(truncatingIfNeeded: i)
-                aside[i].fate = .takenOver
+                aside.rests[i].fate = .takenOver
             } else {
-                aside[i].fate = .dropped
+                aside.rests[i].fate = .dropped
                 clearSlots(of: aside[i])
             }
         }
         var changed = false
         var watchedBits = store.pointee.watchedBits - notKeptBits
         var straddling = 0
-        let move = { (from: Int, to: Int, count: Int) in
-            if from != to { (deps + to).update(from: deps + from, count: count) }
-        }
+        let move = { (from: Int, to: Int, count: Int) in deps.move(from: from, to: to, count: count) }
         let place = { (e: Int, at: Int) in
             let entry = entries.unsafelyUnwrapped[e]
             let dependency = dependencyOf(entry, e, entries.unsafelyUnwrapped, takingOver: aside, outermost: outermost, changed: &changed)
@@ -484,7 +484,7 @@ public struct ReusableScope: Sendable, Hashable {
             deps[at] = dependency
         }
         let leaveHoles = { (at: Int, count: Int) in
-            (deps + at).update(repeating: Dependency.hole, count: count)
+            deps.leaveHoles(at: at, count: count)
             holes += count
         }
         if forward {
@@ -497,8 +497,8 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.straddling = straddling
         store.pointee.holes = holes
         store.pointee.runsWithHoles = holes == 0 ? 0 : store.pointee.runsWithHoles + 1
-        for i in 0..<notKept where aside[i].fate == .dropped && !aside[i].isHole {
-            Unmanaged<TrackedObject>.fromOpaque(aside[i].object).release()
+        for i in 0..<notKept where aside.rests[i].fate == .dropped && !aside.base[i].isHole {
+            Unmanaged<TrackedObject>.fromOpaque(aside.base[i].object).release()
         }
         if changed { TrackingScope.fireNow(record, generation: generation) }
         return true
@@ -536,7 +536,7 @@ public struct ReusableScope: Sendable, Hashable {
     /// or a new one, installed. `changed` is set when the install's re-check saw a write.
     private func dependencyOf(
         _ entry: tracking_entry, _ e: Int, _ entries: UnsafeMutablePointer<tracking_entry>,
-        takingOver: UnsafeMutablePointer<Dependency>, outermost: Bool, changed: inout Bool
+        takingOver: DependencyBuffer, outermost: Bool, changed: inout Bool
     ) -> Dependency {
         let inFlight = WriteWord.inFlight(entry.version) != 0
         var dependency: Dependency
@@ -586,6 +586,7 @@ public struct ReusableScope: Sendable, Hashable {
     /// bits, then loads the write word (or, straddling, sets `straddled`): `withTracking`'s install,
     /// with the scope armed since the run began. Returns whether a write other than the body's own
     /// began or ended since the run first read the object: a change the run may have missed.
+    @inline(__always)
     private func install(_ dependency: inout Dependency, mask: UInt64, straddling: Bool) -> Bool {
         let entry = tracking_entry(
             object: dependency.object, mask: mask, version: 0, word: dependency.word, ownWrites: 0, previous: -1,

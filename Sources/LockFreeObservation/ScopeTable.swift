@@ -66,19 +66,14 @@ final class ScopeTable: @unchecked Sendable {
     /// another thread published first. Returns the chunk's address.
     @inline(never)
     static func makeStoreChunk(_ chunkIndex: Int, _ storeChunks: UnsafeMutablePointer<Atomic<UInt>>) -> UInt {
-        // The sentinels a getter may read are laid out for dependencies of up to 64 bytes
-        // (`tracking_no_dependencies_address()`).
-        precondition(MemoryLayout<Dependency>.stride <= 64, "a dependency outgrew its sentinels")
         // The stores, then their inline dependency slots, in one allocation.
         let storeBytes = MemoryLayout<DependencyStore>.stride * chunkSize
         let slotsOffset = (storeBytes + 63) & ~63
         let raw = UnsafeMutableRawPointer.allocate(
-            byteCount: slotsOffset + MemoryLayout<Dependency>.stride * DependencyStore.inlineRegion * chunkSize,
-            alignment: 64)
+            byteCount: slotsOffset + DependencyStore.inlineRegionBytes * chunkSize, alignment: 64)
         let stores = raw.bindMemory(to: DependencyStore.self, capacity: chunkSize)
-        let slots = (raw + slotsOffset).bindMemory(to: Dependency.self, capacity: DependencyStore.inlineRegion * chunkSize)
         for i in 0..<chunkSize {
-            (stores + i).initialize(to: DependencyStore(inline: slots + DependencyStore.inlineRegion * i))
+            (stores + i).initialize(to: DependencyStore(inline: raw + slotsOffset + DependencyStore.inlineRegionBytes * i))
         }
         // Release on success publishes the initialised stores; the loser frees its own.
         let (exchanged, current) = storeChunks[chunkIndex].compareExchange(

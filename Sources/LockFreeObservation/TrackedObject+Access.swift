@@ -52,11 +52,11 @@ extension TrackedObject {
     @inlinable @inline(__always)
     final func _keepReadInline(_ property: Int) -> Bool {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let key = Dependency.key(me, UInt32(truncatingIfNeeded: property >> 6))
+        let key = DependencyHead.key(me, UInt32(truncatingIfNeeded: property >> 6))
         let bit: UInt64 = 1 &<< UInt64(property & 63)
-        // Never null (a thread's state starts at the sentinel). (Not `Dependency.at`: through it the
+        // Never null (a thread's state starts at the sentinel). (Not `DependencyHead.at`: through it the
         // getters grew, and `track-properties-fire/properties=8` took 880 instructions instead of 848.)
-        let next = UnsafeMutablePointer<Dependency>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
+        let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
         if _fastPath(next.pointee.key == key && next.pointee.mask & bit != 0) {
             let inFlight = withUnsafePointer(to: _writes) {
                 #if PLAIN_ACQUIRE_LOADS
@@ -101,13 +101,13 @@ extension TrackedObject {
     /// read.
     @inline(__always)
     final func _recordKeptAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
-        let next = Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
+        let next = DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
         let me = Unmanaged.passUnretained(self).toOpaque()
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 << UInt64(property & 63)
         if next < thread.pointee.run.dependencyCount {
-            let dependency = Dependency.at(thread.pointee.run.cursor)
-            if dependency.pointee.key == Dependency.key(me, word) {
+            let dependency = DependencyHead.at(thread.pointee.run.cursor)
+            if dependency.pointee.key == DependencyHead.key(me, word) {
                 dependency.keep(bit, of: self, thread)
                 thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
                 tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: UInt(bitPattern: me), index: -1 &- next)
@@ -115,7 +115,7 @@ extension TrackedObject {
             }
         }
         guard next > 0 else { return false }
-        return (Dependency.at(thread.pointee.run.cursor) - 1).readAgain(me, word, bit, thread)
+        return (DependencyHead.at(thread.pointee.run.cursor) - 1).readAgain(me, word, bit, thread)
     }
 
     /// A repeated read that `seen` finds and that adds nothing new: a property already recorded
@@ -148,7 +148,7 @@ extension TrackedObject {
                 && tracking_load_acquire(thread.pointee.atRead.watchedAddress) == thread.pointee.atRead.watched
         }
         guard index < 0 && thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
-        let dependency = Dependency.at(thread.pointee.run.dependencies, -1 &- index)
+        let dependency = DependencyHead.at(thread.pointee.run.dependencies, -1 &- index)
         return UInt(bitPattern: dependency) < UInt(bitPattern: thread.pointee.run.cursor.unsafelyUnwrapped)
             && dependency.pointee.key == me | UInt(truncatingIfNeeded: word) &<< 48 && dependency.pointee.read & bit != 0
     }
@@ -183,7 +183,7 @@ extension TrackedObject {
                     return
                 }
             } else if cursorActive {
-                let dependency = Dependency.at(thread.pointee.run.dependencies, -1 &- index)
+                let dependency = DependencyHead.at(thread.pointee.run.dependencies, -1 &- index)
                 if UInt(bitPattern: dependency) < UInt(bitPattern: thread.pointee.run.cursor.unsafelyUnwrapped)
                     && dependency.readAgain(me, word, bit, thread) { return }
             }
@@ -203,21 +203,21 @@ extension TrackedObject {
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
         if cursorActive {
-            var skipped = Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
+            var skipped = DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
             // Holes at the cursor (`DependencyStore.holes`) are passed as dependencies skipped, and
             // the read is matched with the dependency after them.
-            if skipped < thread.pointee.run.dependencyCount && Dependency.at(thread.pointee.run.cursor).pointee.isHole {
+            if skipped < thread.pointee.run.dependencyCount && DependencyHead.at(thread.pointee.run.cursor).pointee.isHole {
                 repeat {
                     Self._recordSkip(skipped, thread)
                     skipped &+= 1
                 } while skipped < thread.pointee.run.dependencyCount
-                    && Dependency.at(thread.pointee.run.dependencies, skipped).pointee.isHole
-                thread.pointee.run.cursor = UnsafeMutableRawPointer(Dependency.at(thread.pointee.run.dependencies, skipped))
+                    && DependencyHead.at(thread.pointee.run.dependencies, skipped).pointee.isHole
+                thread.pointee.run.cursor = UnsafeMutableRawPointer(DependencyHead.at(thread.pointee.run.dependencies, skipped))
                 if _recordKeptAccess(property, thread) { return }
             }
             if skipped &+ 1 < thread.pointee.run.dependencyCount {
-                let dependency = Dependency.at(thread.pointee.run.cursor) + 1
-                if dependency.pointee.key == Dependency.key(me, word) {
+                let dependency = DependencyHead.at(thread.pointee.run.cursor) + 1
+                if dependency.pointee.key == DependencyHead.key(me, word) {
                     (dependency - 1).pointee.read = 0
                     dependency.keep(1 << UInt64(property & 63), of: self, thread)
                     thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
@@ -241,7 +241,7 @@ extension TrackedObject {
             object: atRead ? me : Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63),
             version: writes, word: word, ownWrites: 0, previous: Int32(truncatingIfNeeded: previous),
             position: Int32(truncatingIfNeeded: cursorActive
-                ? Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
+                ? DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
             dependency: -1)
         if atRead {
             let masked = TrackingScope.installAtRead(entry, in: self, thread)
@@ -277,10 +277,10 @@ extension TrackedObject {
         let bit: UInt64 = 1 << UInt64(property & 63)
         let lately = 8
         if cursorActive {
-            let cursor = Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
+            let cursor = DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
             var i = cursor &- 1
             while i >= max(0, cursor &- lately) {
-                if Dependency.at(thread.pointee.run.dependencies, i).readAgain(me, word, bit, thread) {
+                if DependencyHead.at(thread.pointee.run.dependencies, i).readAgain(me, word, bit, thread) {
                     tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: -1 &- i)
                     return true
                 }

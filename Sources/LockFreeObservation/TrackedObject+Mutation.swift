@@ -113,9 +113,9 @@ extension TrackedObject {
         }
         // The running reusable scope's kept dependencies read so far.
         if thread.pointee.run.cursorDepth != 0 {
-            for i in 0..<Dependency.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) {
-                let dependency = Dependency.at(thread.pointee.run.dependencies, i)
-                if dependency.pointee.object == me && dependency.pointee.read != 0 { dependency.pointee.ownWrites &+= 1 }
+            for i in 0..<DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) {
+                let dependency = DependencyHead.at(thread.pointee.run.dependencies, i)
+                if dependency.pointee.object == me && dependency.pointee.read != 0 { dependency.rest(thread).pointee.ownWrites &+= 1 }
             }
         }
     }

@@ -78,7 +78,7 @@ enum TrackingScope {
         // the run loaded, and loading one resets it.)
         let savedCursor = thread.pointee.run.cursor
         let savedDependencyCount = thread.pointee.run.dependencyCount
-        thread.pointee.run.cursor = UnsafeMutableRawPointer(Dependency.at(thread.pointee.run.dependencies, savedDependencyCount))
+        thread.pointee.run.cursor = UnsafeMutableRawPointer(DependencyHead.at(thread.pointee.run.dependencies, savedDependencyCount))
         thread.pointee.run.dependencyCount = 0
         let result: T
         do {

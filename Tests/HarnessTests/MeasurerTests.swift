@@ -86,7 +86,7 @@ func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable
     }
 
     @Test func planSharesTheBudget() {
-        #expect(RunMode.quick.timingPlan(runs: 900).budgetNanoseconds == 100_000_000)  // 90 s / 900
+        #expect(RunMode.quick.timingPlan(runs: 600).budgetNanoseconds == 100_000_000)  // 60 s / 600
         #expect(RunMode.quick.timingPlan(runs: 10).budgetNanoseconds == 500_000_000)  // capped
         #expect(RunMode.standard.timingPlan(runs: 10_000).budgetNanoseconds == 100_000_000)  // floor
         #expect(RunMode.quick.timingPlan(runs: 1, maxSamples: 7).maxSamples == 7)

@@ -121,7 +121,7 @@ extension RegistrarTests {
         /// dependencies, or the allocator's.)
         @Test func everyBufferACursorWalksHasTwoSentinelsBeforeIt() {
             func sentinelsBefore(_ base: UnsafeMutableRawPointer) -> [UInt] {
-                let first = base.assumingMemoryBound(to: Dependency.self)
+                let first = base.assumingMemoryBound(to: DependencyHead.self)
                 return [(first - 1).pointee.key, (first - 2).pointee.key]
             }
             let none = [UInt(TRACKING_NO_OBJECT), UInt(TRACKING_NO_OBJECT)]

@@ -47,6 +47,7 @@ typedef struct tracking_run {
     intptr_t bitsRead;        ///< Properties the run has read of its kept dependencies beyond one per dependency kept.
     intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
     intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
+    intptr_t restOffset;      ///< Bytes from a dependency to the rest of it (`DependencyBuffer.restOffset`).
 } tracking_run;
 
 /// The outermost one-shot scope open on this thread that installs each object's slots at its
