@@ -34,7 +34,7 @@ extension LockedObject {
         let me = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
         let key = me | UInt(truncatingIfNeeded: property >> 6) &<< 48
         let bit: UInt64 = 1 &<< UInt64(property & 63)
-        let next = UnsafeMutablePointer<_Dependency>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
+        let next = UnsafeMutablePointer<_DependencyHead>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
         if _fastPath(next.pointee.key == key && next.pointee.mask & bit != 0) {
             let inFlight = withUnsafePointer(to: _version) {
                 #if PLAIN_ACQUIRE_LOADS

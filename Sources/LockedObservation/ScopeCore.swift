@@ -14,50 +14,62 @@ struct _Callback: @unchecked Sendable {
     }
 }
 
-/// One dependency of a scope: the properties of one 64-property word of one object that a run read.
-///
-/// Frozen and usable from inline code, laid out as the lock-free registrar's `Dependency`: a
-/// getter keeps the read the running `LockedScope` expects next inline (`LockedObject._keepReadInline`),
-/// comparing `key` and `mask`, storing `read`.
-@usableFromInline @frozen
+/// One dependency of a scope: the properties of one 64-property word of one object that a run read,
+/// as a value: the two halves a list keeps apart (`_DependencyList`), as the lock-free registrar's
+/// `Dependency` is: `head`, which a getter touches, and `rest`.
 struct _Dependency {
-    /// `object | word << 48`, one compare for a getter; 0 once the run's entry took it over. First
-    /// in the layout: a sentinel's is 1 (`locked_no_dependencies_address()`).
-    @usableFromInline var key: UInt
-    /// In the last run's list, the properties its slot watches (`installedMask`, once the run that
-    /// made it ended); in the running run's list, the properties it read.
-    @usableFromInline var mask: UInt64
-    /// In an outermost `LockedScope` run, the properties it read of this kept dependency, once the
-    /// cursor passed it; 0 if the cursor skipped it.
-    @usableFromInline var read: UInt64
-    /// The mask of the installed slot (0: none yet).
-    var installedMask: UInt64
-    /// The object's version loaded at this run's first read of it (entries; a kept dependency loads
-    /// none: its slot stayed installed while the scope was armed).
-    var version: UInt64
-    /// The object, retained by the scope from the run that first read it until a run no longer
-    /// reads it (or the scope ends); nil in the previous run's list once the current run took it over.
-    var object: UnsafeMutableRawPointer?
-    var word: UInt32
-    /// Writes of the object made by the body on this thread since `version` was loaded.
-    var ownWrites: UInt32
-    /// The scope's slot in the object, or -1.
-    var slot: Int32
-    /// In an outermost `LockedScope` run's list: how many kept dependencies were read before it.
-    var position: Int32
+    var head: _DependencyHead
+    var rest: _DependencyRest
 
     init(object: UnsafeMutableRawPointer, mask: UInt64, version: UInt64, word: UInt32, position: Int) {
         precondition(UInt(bitPattern: object) >> 48 == 0, "object address above 48 bits")
-        key = UInt(bitPattern: object) | UInt(word) << 48
-        self.mask = mask
-        read = 0
-        installedMask = 0
-        self.version = version
-        self.object = object
-        self.word = word
-        ownWrites = 0
-        slot = -1
-        self.position = Int32(truncatingIfNeeded: position)
+        head = _DependencyHead(key: UInt(bitPattern: object) | UInt(word) << 48, mask: mask, read: 0)
+        rest = _DependencyRest(
+            installedMask: 0, version: version, object: object, word: word, ownWrites: 0, slot: -1,
+            position: Int32(truncatingIfNeeded: position))
+    }
+
+    init(head: _DependencyHead, rest: _DependencyRest) {
+        self.head = head
+        self.rest = rest
+    }
+
+    var key: UInt {
+        get { head.key }
+        set { head.key = newValue }
+    }
+    var mask: UInt64 {
+        get { head.mask }
+        set { head.mask = newValue }
+    }
+    var read: UInt64 {
+        get { head.read }
+        set { head.read = newValue }
+    }
+    var installedMask: UInt64 {
+        get { rest.installedMask }
+        set { rest.installedMask = newValue }
+    }
+    var version: UInt64 {
+        get { rest.version }
+        set { rest.version = newValue }
+    }
+    var object: UnsafeMutableRawPointer? {
+        get { rest.object }
+        set { rest.object = newValue }
+    }
+    var word: UInt32 { rest.word }
+    var ownWrites: UInt32 {
+        get { rest.ownWrites }
+        set { rest.ownWrites = newValue }
+    }
+    var slot: Int32 {
+        get { rest.slot }
+        set { rest.slot = newValue }
+    }
+    var position: Int32 {
+        get { rest.position }
+        set { rest.position = newValue }
     }
 
     /// A hole, left where a long list lost a dependency (`_ScopeCore.holes`): no object, no key
@@ -73,27 +85,96 @@ struct _Dependency {
     var isHole: Bool { object == nil && mask == 0 }
 }
 
-/// A list of dependencies a cursor may walk: two sentinels before it and room for one after its
-/// last (`_ScopeCore.deps`), so that a getter reads around the cursor with no bounds check.
-enum _DependencyList {
+/// The half of a dependency a getter touches, laid out as the lock-free registrar's
+/// `DependencyHead`: a getter keeps the read the running `LockedScope` expects next inline
+/// (`LockedObject._keepReadInline`), comparing `key` and `mask`, storing `read`. Frozen and usable
+/// from inline code.
+@usableFromInline @frozen
+struct _DependencyHead {
+    /// `object | word << 48`, one compare for a getter; 0 once the run's entry took it over. First
+    /// in the layout: a sentinel's is 1 (`locked_no_dependencies_address()`).
+    @usableFromInline var key: UInt
+    /// In the last run's list, the properties its slot watches (`installedMask`, once the run that
+    /// made it ended); in the running run's list, the properties it read.
+    @usableFromInline var mask: UInt64
+    /// In an outermost `LockedScope` run, the properties it read of this kept dependency, once the
+    /// cursor passed it; 0 if the cursor skipped it.
+    @usableFromInline var read: UInt64
+}
+
+/// The rest of a dependency, which only the slow paths touch: in an array of its own beside the
+/// heads (`_DependencyList`).
+struct _DependencyRest {
+    /// The mask of the installed slot (0: none yet).
+    var installedMask: UInt64
+    /// The object's version loaded at this run's first read of it (entries; a kept dependency loads
+    /// none: its slot stayed installed while the scope was armed).
+    var version: UInt64
+    /// The object, retained by the scope from the run that first read it until a run no longer
+    /// reads it (or the scope ends); nil in the previous run's list once the current run took it over.
+    var object: UnsafeMutableRawPointer?
+    var word: UInt32
+    /// Writes of the object made by the body on this thread since `version` was loaded.
+    var ownWrites: UInt32
+    /// The scope's slot in the object, or -1.
+    var slot: Int32
+    /// In an outermost `LockedScope` run's list: how many kept dependencies were read before it.
+    var position: Int32
+}
+
+/// A list of dependencies a cursor may walk: the heads, with two sentinels before them and room
+/// for one after their last (`_ScopeCore.deps`), so that a getter reads around the cursor with no
+/// bounds check; then the rests, in the same allocation.
+struct _DependencyList: Equatable {
+    let heads: UnsafeMutablePointer<_DependencyHead>
+    let rests: UnsafeMutablePointer<_DependencyRest>
+
     static let leadingSentinels = 2
 
     /// Room for `capacity` dependencies and the trailing sentinel after them (at `capacity` at most).
-    static func allocate(_ capacity: Int) -> UnsafeMutablePointer<_Dependency> {
-        let region = UnsafeMutablePointer<_Dependency>.allocate(capacity: leadingSentinels + capacity + 1)
+    static func allocate(_ capacity: Int) -> _DependencyList {
+        let headBytes = (leadingSentinels + capacity + 1) * MemoryLayout<_DependencyHead>.stride
+        let region = UnsafeMutableRawPointer.allocate(
+            byteCount: headBytes + capacity * MemoryLayout<_DependencyRest>.stride,
+            alignment: max(MemoryLayout<_DependencyHead>.alignment, MemoryLayout<_DependencyRest>.alignment))
+        let heads = region.bindMemory(to: _DependencyHead.self, capacity: leadingSentinels + capacity + 1)
+        let rests = (region + headBytes).bindMemory(to: _DependencyRest.self, capacity: capacity)
         for i in 0..<leadingSentinels {
-            UnsafeMutableRawPointer(region + i).storeBytes(of: UInt(LOCKED_NO_OBJECT), as: UInt.self)
+            UnsafeMutableRawPointer(heads + i).storeBytes(of: UInt(LOCKED_NO_OBJECT), as: UInt.self)
         }
-        return region + leadingSentinels
+        return _DependencyList(heads: heads + leadingSentinels, rests: rests)
     }
 
-    static func deallocate(_ list: UnsafeMutablePointer<_Dependency>) {
-        (list - leadingSentinels).deallocate()
+    static func deallocate(_ list: _DependencyList) {
+        UnsafeMutableRawPointer(list.heads - leadingSentinels).deallocate()
     }
 
     /// Writes the sentinel after the first `count` dependencies.
-    static func endWithSentinel(_ list: UnsafeMutablePointer<_Dependency>, at count: Int) {
-        UnsafeMutableRawPointer(list + count).storeBytes(of: UInt(LOCKED_NO_OBJECT), as: UInt.self)
+    static func endWithSentinel(_ list: _DependencyList, at count: Int) {
+        UnsafeMutableRawPointer(list.heads + count).storeBytes(of: UInt(LOCKED_NO_OBJECT), as: UInt.self)
+    }
+
+    /// Dependency `i`, both halves. (Both are trivial types: setting one not yet initialised is
+    /// initialising it.)
+    subscript(i: Int) -> _Dependency {
+        get { _Dependency(head: heads[i], rest: rests[i]) }
+        nonmutating set {
+            heads[i] = newValue.head
+            rests[i] = newValue.rest
+        }
+    }
+
+    /// Copies `count` dependencies from `source` at `from` to `to` here (the ranges may overlap).
+    func copy(from source: _DependencyList, at from: Int, to: Int, count: Int) {
+        (heads + to).update(from: source.heads + from, count: count)
+        (rests + to).update(from: source.rests + from, count: count)
+    }
+
+    /// Writes `count` holes from `at` (`_Dependency.hole`).
+    func leaveHoles(at: Int, count: Int) {
+        let hole = _Dependency.hole
+        (heads + at).update(repeating: hole.head, count: count)
+        (rests + at).update(repeating: hole.rest, count: count)
     }
 }
 
@@ -150,12 +231,12 @@ final class _ScopeCore: @unchecked Sendable {
 
     /// The last run's dependencies, in read order (`_DependencyList`: an outermost run's cursor
     /// walks it).
-    @exclusivity(unchecked) var deps: UnsafeMutablePointer<_Dependency>
+    @exclusivity(unchecked) var deps: _DependencyList
     @exclusivity(unchecked) var depCount = 0
     @exclusivity(unchecked) var depCapacity: Int
     /// The running run's new entries (in an outermost `LockedScope` run, only what its cursor did
     /// not keep), in read order.
-    @exclusivity(unchecked) var next: UnsafeMutablePointer<_Dependency>
+    @exclusivity(unchecked) var next: _DependencyList
     @exclusivity(unchecked) var nextCount = 0
     @exclusivity(unchecked) var nextCapacity: Int
     /// Where the running run expects its next new object in `deps` (in an outermost `LockedScope`
@@ -164,7 +245,7 @@ final class _ScopeCore: @unchecked Sendable {
     /// The list an outermost `LockedScope` run that changed its dependencies builds the next
     /// `deps` in (`finishKept`), kept so that such runs allocate nothing once warm.
     /// (Allocated at the first such run: a scope whose reads never change needs none.)
-    @exclusivity(unchecked) var spare: UnsafeMutablePointer<_Dependency>?
+    @exclusivity(unchecked) var spare: _DependencyList?
     @exclusivity(unchecked) var spareCapacity = 0
     /// An outermost `LockedScope` run read a kept dependency outside its watched properties.
     @exclusivity(unchecked) var reshaped = false
@@ -260,8 +341,8 @@ final class _ScopeCore: @unchecked Sendable {
             if keeping {
                 runner.store(UInt(bitPattern: thread), ordering: .relaxed)
                 _DependencyList.endWithSentinel(deps, at: depCount)
-                thread.pointee.cursor = UnsafeMutableRawPointer(deps)
-                thread.pointee.dependencies = UnsafeMutableRawPointer(deps)
+                thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads)
+                thread.pointee.dependencies = UnsafeMutableRawPointer(deps.heads)
                 thread.pointee.dependencyCount = depCount
                 thread.pointee.bitsRead = 0
             } else {
@@ -282,7 +363,7 @@ final class _ScopeCore: @unchecked Sendable {
         guard frame.tracking else { return }
         let thread = locked_tracking_state().unsafelyUnwrapped
         if frame.keeping {
-            cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps)) / MemoryLayout<_Dependency>.stride
+            cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
             let bitsRead = thread.pointee.bitsRead
             runner.store(0, ordering: .relaxed)
             restore(frame, thread)
@@ -334,18 +415,17 @@ final class _ScopeCore: @unchecked Sendable {
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let bit: UInt64 = 1 << UInt64(property & 63)
         if nextCount > 0 {
-            let last = next + (nextCount &- 1)
-            if last.pointee.object == raw && last.pointee.word == word {
-                last.pointee.mask |= bit
+            let last = nextCount &- 1
+            if next.rests[last].object == raw && next.rests[last].word == word {
+                next.heads[last].mask |= bit
                 return
             }
         }
         // Relaxed: the hint is only a guess, checked against this run's own list.
         let hint = object._entryHint.load(ordering: .relaxed) &- 1
         if UInt(bitPattern: hint) < UInt(bitPattern: nextCount) {
-            let entry = next + hint
-            if entry.pointee.object == raw && entry.pointee.word == word {
-                entry.pointee.mask |= bit
+            if next.rests[hint].object == raw && next.rests[hint].word == word {
+                next.heads[hint].mask |= bit
                 return
             }
         }
@@ -363,8 +443,8 @@ final class _ScopeCore: @unchecked Sendable {
         var i = nextCount &- 2
         let stop = max(0, nextCount &- 9)
         while i >= stop {
-            if next[i].object == raw && next[i].word == word {
-                next[i].mask |= bit
+            if next.rests[i].object == raw && next.rests[i].word == word {
+                next.heads[i].mask |= bit
                 return
             }
             i &-= 1
@@ -372,14 +452,14 @@ final class _ScopeCore: @unchecked Sendable {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let keeping = thread.pointee.run == Unmanaged.passUnretained(self).toOpaque() && isKeeping
         if keeping {
-            cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps)) / MemoryLayout<_Dependency>.stride
+            cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
             if cursor < depCount && deps[cursor].isHole {
                 // Holes are passed as dependencies not kept, and the read matched after them.
                 repeat {
                     noteNotKept(cursor)
                     cursor &+= 1
                 } while cursor < depCount && deps[cursor].isHole
-                thread.pointee.cursor = UnsafeMutableRawPointer(deps + cursor)
+                thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads + cursor)
                 if object._keepReadInline(property) { return }
             }
             if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread) { return }
@@ -391,14 +471,14 @@ final class _ScopeCore: @unchecked Sendable {
         let version = recorded ?? object._version.load(ordering: .acquiring)
         var entry = _Dependency(object: raw, mask: bit, version: version, word: word, position: cursor)
         let key = entry.key
-        if cursor < depCount && deps[cursor].key == key {
+        if cursor < depCount && deps.heads[cursor].key == key {
             takeOver(cursor, into: &entry)
             noteNotKept(cursor)
             cursor &+= 1
-        } else if let after = dependencyAfterSkipping(cursor), deps[after].key == key {
+        } else if let after = dependencyAfterSkipping(cursor), deps.heads[after].key == key {
             // One dependency of the last run was not read here (and any holes after it): it is
             // dropped at the end.
-            deps[cursor].read = 0
+            deps.heads[cursor].read = 0
             takeOver(after, into: &entry)
             for i in cursor...after { noteNotKept(i) }
             cursor = after &+ 1
@@ -409,7 +489,7 @@ final class _ScopeCore: @unchecked Sendable {
         next[nextCount] = entry
         nextCount &+= 1
         if keeping {
-            thread.pointee.cursor = UnsafeMutableRawPointer(deps + cursor)
+            thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads + cursor)
         }
         // Written only when it moves: a run whose dependencies stay in place writes nothing shared.
         if object._entryHint.load(ordering: .relaxed) != nextCount {
@@ -427,13 +507,13 @@ final class _ScopeCore: @unchecked Sendable {
     ) -> Bool {
         var i = cursor &- 1
         while i >= max(0, cursor &- 8) {
-            let dependency = deps + i
+            let (dependency, rest) = (deps.heads + i, deps.rests + i)
             if dependency.pointee.key == key && dependency.pointee.read != 0 {
                 if dependency.pointee.read & bit != 0 { return true }
-                if bit & ~dependency.pointee.mask != 0 && dependency.pointee.position != -2 {
-                    dependency.pointee.version = object._version.load(ordering: .acquiring)
-                    dependency.pointee.ownWrites = 0
-                    dependency.pointee.position = -2
+                if bit & ~dependency.pointee.mask != 0 && rest.pointee.position != -2 {
+                    rest.pointee.version = object._version.load(ordering: .acquiring)
+                    rest.pointee.ownWrites = 0
+                    rest.pointee.position = -2
                     reshaped = true
                 }
                 dependency.pointee.read |= bit
@@ -466,15 +546,15 @@ final class _ScopeCore: @unchecked Sendable {
     /// release, no lock).
     @inline(__always)
     private func takeOver(_ index: Int, into entry: inout _Dependency) {
-        entry.installedMask = deps[index].installedMask
-        entry.slot = deps[index].slot
-        deps[index].object = nil
-        deps[index].key = 0
+        entry.installedMask = deps.rests[index].installedMask
+        entry.slot = deps.rests[index].slot
+        deps.rests[index].object = nil
+        deps.heads[index].key = 0
     }
 
-    private func grow(_ list: inout UnsafeMutablePointer<_Dependency>, _ capacity: inout Int, _ count: Int) {
+    private func grow(_ list: inout _DependencyList, _ capacity: inout Int, _ count: Int) {
         let grown = _DependencyList.allocate(capacity * 2)
-        grown.moveInitialize(from: list, count: count)
+        grown.copy(from: list, at: 0, to: 0, count: count)
         _DependencyList.deallocate(list)
         list = grown
         capacity *= 2
@@ -482,10 +562,12 @@ final class _ScopeCore: @unchecked Sendable {
 
     func countOwnWrite(of object: LockedObject) {
         let raw = Unmanaged.passUnretained(object).toOpaque()
-        for i in 0..<nextCount where next[i].object == raw { next[i].ownWrites &+= 1 }
+        for i in 0..<nextCount where next.rests[i].object == raw { next.rests[i].ownWrites &+= 1 }
         // The kept dependencies whose version this run loaded (`readKeptAgain`).
         if reshaped {
-            for i in 0..<depCount where deps[i].object == raw && deps[i].position == -2 { deps[i].ownWrites &+= 1 }
+            for i in 0..<depCount where deps.rests[i].object == raw && deps.rests[i].position == -2 {
+                deps.rests[i].ownWrites &+= 1
+            }
         }
     }
 
@@ -508,7 +590,7 @@ final class _ScopeCore: @unchecked Sendable {
         _ = phase.compareExchange(
             expected: Phase.idle.rawValue, desired: Phase.armed.rawValue, ordering: .sequentiallyConsistent)
         var changed = false
-        for i in 0..<depCount where install(deps + i, &updates) { changed = true }
+        for i in 0..<depCount where install(&deps[i], &updates) { changed = true }
         end(watchedBits: countWatchedBits(), updates: updates, changed: changed)
     }
 
@@ -533,7 +615,7 @@ final class _ScopeCore: @unchecked Sendable {
         var e = 0
         func takeEntry() {
             spare[count] = next[e]
-            spare[count].position = -2
+            spare.rests[count].position = -2
             count += 1
             e += 1
         }
@@ -565,7 +647,7 @@ final class _ScopeCore: @unchecked Sendable {
         // Each entry (a new dependency, or one that took a kept one's slot over): installed and
         // re-checked under its lock, as `finish` does. A kept dependency's slot stays as it was.
         var changed = false
-        for i in 0..<depCount where deps[i].position == -2 && install(deps + i, &updates) { changed = true }
+        for i in 0..<depCount where deps.rests[i].position == -2 && install(&deps[i], &updates) { changed = true }
         end(watchedBits: countWatchedBits(), updates: updates, changed: changed)
     }
 
@@ -607,10 +689,10 @@ final class _ScopeCore: @unchecked Sendable {
         var changed = false
         var bits = watchedBits - notKeptBits
         // (A nested function, not a closure value: the variables it updates stay on the stack.)
-        func place(_ list: UnsafeMutablePointer<_Dependency>, _ e: Int, _ at: Int) {
+        func place(_ list: _DependencyList, _ e: Int, _ at: Int) {
             list[at] = next[e]
-            if install(list + at, &updates) { changed = true }
-            bits += list[at].mask.nonzeroBitCount
+            if install(&list[at], &updates) { changed = true }
+            bits += list.heads[at].mask.nonzeroBitCount
         }
         if depCount == 0 {
             // A first run (a view just mounted): its entries are the list.
@@ -641,14 +723,14 @@ final class _ScopeCore: @unchecked Sendable {
             },
             holes: { _, _ in steps += 1 })
         let fits = count <= depCapacity  // (the sentinel goes after the capacity)
-        let leaveHoles = { (list: UnsafeMutablePointer<_Dependency>, at: Int, count: Int) in
-            (list + at).update(repeating: _Dependency.hole, count: count)
+        let leaveHoles = { (list: _DependencyList, at: Int, count: Int) in
+            list.leaveHoles(at: at, count: count)
             holes += count
         }
         // (`update(from:count:)` copies overlapping ranges.)
         if fits && forward {
             _ = mergeKept(
-                span: { from, to, length in if from != to { (deps + to).update(from: deps + from, count: length) } },
+                span: { from, to, length in if from != to { deps.copy(from: deps, at: from, to: to, count: length) } },
                 entry: { e, at, _ in place(deps, e, at) },
                 holes: { at, count in leaveHoles(deps, at, count) })
             adopt(count: count, holes: holes)
@@ -675,7 +757,7 @@ final class _ScopeCore: @unchecked Sendable {
                     } else if from < 0 {
                         place(deps, -1 - from, to)
                     } else if from != to {
-                        (deps + to).update(from: deps + from, count: length)
+                        deps.copy(from: deps, at: from, to: to, count: length)
                     }
                 }
             }
@@ -683,7 +765,7 @@ final class _ScopeCore: @unchecked Sendable {
         } else {
             let list = reserveSpare(count)
             _ = mergeKept(
-                span: { from, to, length in (list + to).update(from: deps + from, count: length) },
+                span: { from, to, length in list.copy(from: deps, at: from, to: to, count: length) },
                 entry: { e, at, _ in place(list, e, at) },
                 holes: { at, count in leaveHoles(list, at, count) })
             adoptSpare(count: count, holes: holes)
@@ -741,11 +823,11 @@ final class _ScopeCore: @unchecked Sendable {
     /// Installs `dependency` (an entry: a new dependency, or one that took a kept one's slot over)
     /// and re-checks it under its object's lock; counts a slot added or changed. Returns whether
     /// the object changed since the run read it.
-    private func install(_ dependency: UnsafeMutablePointer<_Dependency>, _ updates: inout Int) -> Bool {
-        dependency.pointee.position = -1
-        if dependency.pointee.slot < 0 || dependency.pointee.installedMask != dependency.pointee.mask { updates &+= 1 }
-        let object = Unmanaged<LockedObject>.fromOpaque(dependency.pointee.object.unsafelyUnwrapped)
-        return object._withUnsafeGuaranteedRef { $0._install(dependency, for: self) }
+    private func install(_ dependency: inout _Dependency, _ updates: inout Int) -> Bool {
+        dependency.position = -1
+        if dependency.slot < 0 || dependency.installedMask != dependency.mask { updates &+= 1 }
+        let object = Unmanaged<LockedObject>.fromOpaque(dependency.object.unsafelyUnwrapped)
+        return object._withUnsafeGuaranteedRef { $0._install(&dependency, for: self) }
     }
 
     /// The end of every finish: the totals kept, and a change the re-checks saw called back.
@@ -756,7 +838,7 @@ final class _ScopeCore: @unchecked Sendable {
     }
 
     /// The spare list, with room for `capacity` dependencies.
-    private func reserveSpare(_ capacity: Int) -> UnsafeMutablePointer<_Dependency> {
+    private func reserveSpare(_ capacity: Int) -> _DependencyList {
         if let spare, spareCapacity >= capacity { return spare }
         if let spare { _DependencyList.deallocate(spare) }
         let grown = _DependencyList.allocate(max(capacity, 4))
@@ -802,7 +884,7 @@ final class _ScopeCore: @unchecked Sendable {
 
     private func countWatchedBits() -> Int {
         var bits = 0
-        for i in 0..<depCount { bits += deps[i].mask.nonzeroBitCount }
+        for i in 0..<depCount { bits += deps.heads[i].mask.nonzeroBitCount }
         return bits
     }
 
@@ -881,8 +963,8 @@ final class _ScopeCore: @unchecked Sendable {
                 let core = object._withUnsafeGuaranteedRef { o in o._observers.withLock { $0.remove(at: slot) } }
                 Unmanaged<_ScopeCore>.fromOpaque(core).release()
             }
-            deps[i].object = nil
-            deps[i].key = 0
+            deps.rests[i].object = nil
+            deps.heads[i].key = 0
             object.release()
         }
         depCount = 0
@@ -904,26 +986,26 @@ extension LockedObject {
     /// Installs or updates `dependency`'s slot for `core`, publishes its mask bits, and re-checks
     /// the version, all under the lock. Returns whether the object changed since the dependency
     /// was read (other than by the body's own writes).
-    final func _install(_ dependency: UnsafeMutablePointer<_Dependency>, for core: _ScopeCore) -> Bool {
-        let mask = dependency.pointee.mask
+    final func _install(_ dependency: inout _Dependency, for core: _ScopeCore) -> Bool {
+        let mask = dependency.mask
         return _observers.withLock { slots in
-            if dependency.pointee.slot < 0 {
-                dependency.pointee.slot = slots.insert(
-                    core: Unmanaged.passRetained(core).toOpaque(), mask: mask, word: dependency.pointee.word)
-            } else if dependency.pointee.installedMask != mask {
-                slots.base.unsafelyUnwrapped[Int(dependency.pointee.slot)].mask = mask
+            if dependency.slot < 0 {
+                dependency.slot = slots.insert(
+                    core: Unmanaged.passRetained(core).toOpaque(), mask: mask, word: dependency.word)
+            } else if dependency.installedMask != mask {
+                slots.base.unsafelyUnwrapped[Int(dependency.slot)].mask = mask
             }
-            dependency.pointee.installedMask = mask
+            dependency.installedMask = mask
             // seq_cst: the installer's half of the Dekker pair (see `_version`): the mask published
             // (or seen published), then the version loaded. Bits are never cleared.
             if _observed.load(ordering: .sequentiallyConsistent) & mask != mask {
                 _observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
             }
             let current = _version.load(ordering: .sequentiallyConsistent)
-            let expected = dependency.pointee.version &+ UInt64(dependency.pointee.ownWrites) &* VersionWord.begunUnit
+            let expected = dependency.version &+ UInt64(dependency.ownWrites) &* VersionWord.begunUnit
             if current != expected { return true }
             // A write in flight at the read, and still in flight: its end tells this scope.
-            if VersionWord.inFlight(current) != 0 { slots.markStraddling(dependency.pointee.slot) }
+            if VersionWord.inFlight(current) != 0 { slots.markStraddling(dependency.slot) }
             return false
         }
     }
