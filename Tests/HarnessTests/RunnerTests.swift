@@ -111,6 +111,45 @@ final class PlanRecorder: PassExecutor {
         #expect(none[0].metric("instructions") == nil)
     }
 
+    /// Each contender's instruction passes run in a child of their own (so that its counts do not
+    /// depend on which other contenders were selected), in the suite's order, and every count
+    /// comes back to its own run.
+    @Test func instructionsAreCountedInOneChildPerContender() throws {
+        final class Children: PassExecutor {
+            let children = Mutex<[[String]]>([])
+            func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
+                Measurer.PassReport(metrics: [MetricResult(name: "time", unit: "ns", value: 1)], failure: nil, batch: 1)
+            }
+            func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+                Measurer.PassReport(metrics: [], failure: nil, batch: operations)
+            }
+            func instructions(_ runs: [(run: PlannedRun, operations: Int)]) -> [Measurer.PassReport]? {
+                children.withLock { $0.append(runs.map { "\($0.run.name)@\($0.run.contender)" }) }
+                return runs.map {
+                    let value = Double($0.operations) + ($0.run.contender == "naive" ? 0.5 : 0)
+                    return Measurer.PassReport(
+                        metrics: [MetricResult(name: "instructions", unit: "instructions", value: value)], failure: nil, batch: 1)
+                }
+            }
+        }
+        let suite = ["lockfree", "naive", "apple"].flatMap { c in
+            [
+                Benchmark(family: "a", contender: c, instructionOperations: { _ in 10 }) { _ in NoOp() },
+                Benchmark(family: "b", contender: c, instructionOperations: { _ in 20 }) { _ in NoOp() },
+            ]
+        }
+        let executor = Children()
+        let results = Runner(executor: executor).run(
+            try Selection().plan(suite), plan: TimingPlan(budgetNanoseconds: 1000, maxSamples: 2))
+        let children = executor.children.withLock { $0 }
+        #expect(children.count == 3)
+        #expect(Set(children) == [["a@lockfree", "b@lockfree"], ["a@naive", "b@naive"], ["a@apple", "b@apple"]])
+        for result in results {
+            let expected = (result.benchmark == "a" ? 10.0 : 20) + (result.contender == "naive" ? 0.5 : 0)
+            #expect(result.metric("instructions")?.summary.p50 == expected)
+        }
+    }
+
     @Test func aRunTooLongForCallgrindIsLeftOutWithANote() throws {
         /// Times every run at 1 ms per operation.
         final class Slow: PassExecutor {

@@ -1,10 +1,14 @@
+import Dispatch
+import Foundation
+import Synchronization
+
 /// How much time a run of the suite may take.
 public enum RunMode: String, Sendable, Codable {
     case quick, standard = "default", full
 
     /// Seconds for the whole suite, process start-up and setup included, and the per-run sampling
-    /// budget bounds. The instruction pass comes on top (about a minute for quick, 1.5 for default,
-    /// on a 2-core machine): quick stays under 3 minutes and default under 10.
+    /// budget bounds. The instruction pass comes on top (about 50 s for quick, 1.5 minutes for
+    /// default, on a 2-core machine): quick stays under 3 minutes and default under 10.
     var totalSeconds: Double { self == .quick ? 60 : self == .standard ? 420 : 1800 }
     /// The most one run's instruction pass may be expected to take (`Runner.instructionEstimate`);
     /// a run expected to take longer is not counted, with a note. The default suite's slowest run
@@ -133,21 +137,24 @@ public struct Runner: Sendable {
         return (2 * Double(operations) * p50 + setup) / 1e9 * callgrindSlowdown
     }
 
-    /// The instruction pass of every run that declares one and has not failed, all in one child. A
-    /// run expected to take longer than the mode allows (`RunMode.instructionRunSeconds`) is left
-    /// out, with a note.
+    /// The instruction pass of every run that declares one and has not failed: one child per
+    /// contender, its runs in order, the children side by side (as many at once as there are
+    /// cores). A count under callgrind moves a little with what ran before it in the same process
+    /// (what the allocator and the caches of the runtime hold), so a contender's counts do not
+    /// depend on which other contenders were selected (`instructionGroups`). A run expected to
+    /// take longer than the mode allows (`RunMode.instructionRunSeconds`) is left out, with a note.
     func countInstructions(_ runs: [PlannedRun], into results: inout [BenchmarkResult], mode: RunMode = .standard) {
         var skipped: [String] = []
-        var estimate = Self.valgrindStartSeconds
+        var seconds: [Int: Double] = [:]
         let wanted = runs.indices.compactMap { i -> (index: Int, operations: Int)? in
             guard results[i].failure == nil, let ops = runs[i].benchmark.instructionOperations(runs[i].parameters)
             else { return nil }
-            if let seconds = Self.instructionEstimate(results[i], operations: ops) {
-                if seconds > mode.instructionRunSeconds {
-                    skipped.append("\(runs[i].name) on \(runs[i].contender) (~\(Int(seconds)) s)")
+            if let estimate = Self.instructionEstimate(results[i], operations: ops) {
+                if estimate > mode.instructionRunSeconds {
+                    skipped.append("\(runs[i].name) on \(runs[i].contender) (~\(Int(estimate)) s)")
                     return nil
                 }
-                estimate += seconds
+                seconds[i] = estimate
             }
             return (i, ops)
         }
@@ -157,12 +164,40 @@ public struct Runner: Sendable {
                     + "under callgrind: " + skipped.prefix(3).joined(separator: ", ") + (skipped.count > 3 ? ", ..." : "")))
         }
         guard !wanted.isEmpty else { return }
+        let groups = Self.instructionGroups(wanted, contender: { runs[$0].contender })
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let groupSeconds = groups.map { group in group.reduce(Self.valgrindStartSeconds) { $0 + (seconds[$1.index] ?? 0) } }
+        let estimate = max(groupSeconds.max() ?? 0, groupSeconds.reduce(0, +) / Double(min(cores, groups.count)))
         events?(.instructionsBegan(runs: wanted.count, estimate: estimate))
-        guard let reports = executor.instructions(wanted.map { (runs[$0.index], $0.operations) }) else { return }
-        for (want, report) in zip(wanted, reports) {
-            results[want.index].metrics += report.metrics
-            if let failure = report.failure { results[want.index].failure = failure }
+        let reports = Mutex<[[Measurer.PassReport]?]>(Array(repeating: nil, count: groups.count))
+        let executor = self.executor
+        // (`concurrentPerform` runs at most as many iterations at once as there are cores.)
+        DispatchQueue.concurrentPerform(iterations: groups.count) { g in
+            let counted = executor.instructions(groups[g].map { (runs[$0.index], $0.operations) })
+            reports.withLock { $0[g] = counted }
         }
+        for (group, counted) in zip(groups, reports.withLock { $0 }) {
+            guard let counted else { continue }
+            for (want, report) in zip(group, counted) {
+                results[want.index].metrics += report.metrics
+                if let failure = report.failure { results[want.index].failure = failure }
+            }
+        }
+    }
+
+    /// `wanted` cut into one group per contender, in the order the contenders first appear, each
+    /// group's runs in their order.
+    static func instructionGroups(
+        _ wanted: [(index: Int, operations: Int)], contender: (Int) -> String
+    ) -> [[(index: Int, operations: Int)]] {
+        var order: [String] = []
+        var groups: [String: [(index: Int, operations: Int)]] = [:]
+        for want in wanted {
+            let name = contender(want.index)
+            if groups[name] == nil { order.append(name) }
+            groups[name, default: []].append(want)
+        }
+        return order.map { groups[$0]! }
     }
 
     /// Times `run` in `processes` fresh child processes, each with its share of `plan`, and pools
