@@ -32,7 +32,9 @@ extension RegistrarTests {
         /// another object: its read is installed, not mistaken for the first one's (which the
         /// scope's entries and `seen` table still name). Property 0 (a masked slot), 20 (a slot of
         /// its own) and 70 (another word).
-        @Test(arguments: [0, 20, 70])
+        @Test(
+            .disabled(if: addressSanitizerIsLoaded, "AddressSanitizer holds freed memory back: no address is handed out again"),
+            arguments: [0, 20, 70])
         func anObjectAtTheAddressOfOneThatWentAwayIsInstalled(property: Int) throws {
             let fired = Counter()
             var successor: AtomicNode?

@@ -145,3 +145,8 @@ extension TrackedObject {
         return count
     }
 }
+
+/// Whether this test process runs under AddressSanitizer (`scripts/test.sh`'s fourth run): its
+/// runtime is loaded. It quarantines freed memory, so a test that needs an address handed out
+/// again cannot run there.
+let addressSanitizerIsLoaded = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
