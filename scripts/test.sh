@@ -6,7 +6,7 @@
 #      replaces the default traits, so it names PlainAcquireLoads, the kept read's plain load);
 #   3. the registrar's tests under ThreadSanitizer (default traits off: jemalloc, since both
 #      replace malloc, and the plain load, which ThreadSanitizer cannot see as atomic);
-#   4. the registrar's tests under AddressSanitizer (default traits off, for jemalloc), without its
+#   4. both registrars' tests under AddressSanitizer (default traits off, for jemalloc), without its
 #      leak check: an object's slot-block address is kept shifted in a word with the observed
 #      mask (`SlotsWord`), where the leak check cannot see it, so it reports the blocks of objects
 #      still alive at exit (kept so by an armed scope's callback) as leaked.
@@ -27,4 +27,4 @@ swift test "${traits[@]}"
 swift test --scratch-path .build-schedule --traits SchedulePoints,PlainAcquireLoads --filter LockFreeObservationTests
 swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter LockFreeObservationTests
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \
-    --filter LockFreeObservationTests
+    --filter 'LockFreeObservationTests|LockedObservationTests'
