@@ -6,8 +6,9 @@ import Synchronization
 /// repeats exactly for the same binary and inputs however busy the machine is. That makes it the
 /// gate's measure of speed for benchmarks that declare `instructionOperations`.
 ///
-/// The instruction pass runs one child under `valgrind --tool=callgrind --collect-atstart=no` for
-/// all the runs that declare it (valgrind takes over a second to start); for each run the child
+/// The instruction pass runs one child per contender under `valgrind --tool=callgrind
+/// --collect-atstart=no` for all of its runs that declare it (valgrind takes over a second to
+/// start; `Runner.countInstructions`); for each run the child
 /// zeroes the counters and starts collecting just before the measured region
 /// (`bench_callgrind_begin`), stops and dumps just after (`bench_callgrind_end`, naming the dump
 /// after the run), and the parent reads each dump's `totals:` line. Unavailable (reported, never 0) when valgrind is not on PATH or
