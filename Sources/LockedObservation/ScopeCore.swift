@@ -505,24 +505,37 @@ final class _ScopeCore: @unchecked Sendable {
     private func readKeptAgain(
         _ key: UInt, _ bit: UInt64, _ object: LockedObject, _ thread: UnsafeMutablePointer<locked_tracking_thread>
     ) -> Bool {
+        // (The heads' address in a local, and the rest touched only out of line: the loop steps one
+        // offset and reloads nothing from the scope, as it did before the halves.)
+        let heads = deps.heads
         var i = cursor &- 1
         while i >= max(0, cursor &- 8) {
-            let (dependency, rest) = (deps.heads + i, deps.rests + i)
+            let dependency = heads + i
             if dependency.pointee.key == key && dependency.pointee.read != 0 {
                 if dependency.pointee.read & bit != 0 { return true }
-                if bit & ~dependency.pointee.mask != 0 && rest.pointee.position != -2 {
-                    rest.pointee.version = object._version.load(ordering: .acquiring)
-                    rest.pointee.ownWrites = 0
-                    rest.pointee.position = -2
-                    reshaped = true
-                }
-                dependency.pointee.read |= bit
-                thread.pointee.bitsRead &+= 1
+                addKeptRead(at: i, bit, object, thread)
                 return true
             }
             i &-= 1
         }
         return false
+    }
+
+    /// A property kept dependency `i` did not have in this run: added to what the run read; one
+    /// its slot does not watch marks the dependency for re-installing (`readKeptAgain`).
+    @inline(never)
+    private func addKeptRead(
+        at i: Int, _ bit: UInt64, _ object: LockedObject, _ thread: UnsafeMutablePointer<locked_tracking_thread>
+    ) {
+        let (dependency, rest) = (deps.heads + i, deps.rests + i)
+        if bit & ~dependency.pointee.mask != 0 && rest.pointee.position != -2 {
+            rest.pointee.version = object._version.load(ordering: .acquiring)
+            rest.pointee.ownWrites = 0
+            rest.pointee.position = -2
+            reshaped = true
+        }
+        dependency.pointee.read |= bit
+        thread.pointee.bitsRead &+= 1
     }
 
     /// The first dependency after `index` that is not a hole, if any.
@@ -690,9 +703,10 @@ final class _ScopeCore: @unchecked Sendable {
         var bits = watchedBits - notKeptBits
         // (A nested function, not a closure value: the variables it updates stay on the stack.)
         func place(_ list: _DependencyList, _ e: Int, _ at: Int) {
-            list[at] = next[e]
-            if install(&list[at], &updates) { changed = true }
-            bits += list.heads[at].mask.nonzeroBitCount
+            var dependency = next[e]
+            if install(&dependency, &updates) { changed = true }
+            list[at] = dependency
+            bits += dependency.mask.nonzeroBitCount
         }
         if depCount == 0 {
             // A first run (a view just mounted): its entries are the list.
