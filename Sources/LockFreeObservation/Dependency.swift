@@ -28,7 +28,6 @@ struct Dependency {
         self.rest = rest
     }
 
-    var key: UInt { head.key }
     var mask: UInt64 {
         get { head.mask }
         set { head.mask = newValue }
