@@ -30,7 +30,7 @@ struct Dependency {
 
     var mask: UInt64 {
         get { head.mask }
-        set { head.mask = newValue }
+        set { head.setMask(newValue) }
     }
     var read: UInt64 {
         get { head.read }
@@ -67,6 +67,7 @@ struct Dependency {
         var hole = Dependency(
             object: UnsafeMutableRawPointer(bitPattern: UInt(TRACKING_NO_OBJECT)).unsafelyUnwrapped, mask: 0, read: 0,
             version: 0, word: 0, ownWrites: 0, slot: nil, straddling: false)
+        hole.head.key = UInt(TRACKING_NO_OBJECT)
         hole.fate = .dropped
         return hole
     }
@@ -85,25 +86,56 @@ struct Dependency {
 /// (`TrackedObject._keepReadInline`).
 @usableFromInline @frozen
 struct DependencyHead {
-    /// The object (retained by the scope) and the word: `object | word << 48` (`key(_:_:)`), so
-    /// that a getter matches both with one compare. (A user-space address has its top 16 bits
-    /// clear, and a word is below `TrackedObject.propertyLimit / 64`.) First in the layout: a
-    /// sentinel's key is 1 (`tracking_no_dependencies_address()`).
+    /// The object (retained by the scope), the word and the lead: `object | word << 48 | lead`
+    /// (`key(_:_:)` and `lead(of:)`), so that a getter matches all three with one compare. (A
+    /// user-space address has its top 16 bits clear, an object's address its low 4, and a word is
+    /// below `TrackedObject.propertyLimit / 64`.) First in the layout: a sentinel's key is 1
+    /// (`tracking_no_dependencies_address()`), which no object's address with any lead is.
     @usableFromInline var key: UInt
-    /// The properties the installed slots watch (bits of `word`).
-    @usableFromInline var mask: UInt64
+    /// The properties the installed slots watch (bits of `word`). Set through `setMask(_:)`, which
+    /// keeps the key's lead.
+    @usableFromInline private(set) var mask: UInt64
     /// The properties this run read; 0 until the run reads the object (or when it skipped it).
     @usableFromInline var read: UInt64
 
-    /// The object and word of a dependency, as one word (`key`).
+    /// `key`: the object and word (`key(_:_:)`), with the lead of `mask` added.
+    init(key: UInt, mask: UInt64, read: UInt64) {
+        self.key = key | Self.lead(of: mask)
+        self.mask = mask
+        self.read = read
+    }
+
+    /// The low 4 bits of a key: its lowest watched property when that is below 15, 15 otherwise
+    /// (none, or a higher one). A getter of property `p < 15` that finds `key(object, word) | p`
+    /// at the cursor knows, with that one compare, that the slots watch `p`: no mask test.
+    @inlinable @inline(__always)
+    static var leadBits: UInt { 15 }
+
+    /// The lead of a dependency watching `mask` (`leadBits`).
+    static func lead(of mask: UInt64) -> UInt {
+        let lowest = UInt(truncatingIfNeeded: mask.trailingZeroBitCount)
+        return lowest < leadBits ? lowest : leadBits
+    }
+
+    /// Sets the watched properties, and the key's lead with them.
+    mutating func setMask(_ newMask: UInt64) {
+        mask = newMask
+        key = baseKey | Self.lead(of: newMask)
+    }
+
+    /// The object and word of a dependency, as one word (`key`, less its lead).
     @inlinable @inline(__always)
     static func key(_ object: UnsafeMutableRawPointer, _ word: UInt32) -> UInt {
         UInt(bitPattern: object) | UInt(truncatingIfNeeded: word) &<< 48
     }
 
+    /// The key less its lead: what `key(_:_:)` gives for this object and word.
+    @inlinable @inline(__always)
+    var baseKey: UInt { key & ~Self.leadBits }
+
     /// The object, retained by the scope.
     var object: UnsafeMutableRawPointer {
-        UnsafeMutableRawPointer(bitPattern: key & (1 &<< 48 &- 1)).unsafelyUnwrapped
+        UnsafeMutableRawPointer(bitPattern: key & (1 &<< 48 &- 1) & ~Self.leadBits).unsafelyUnwrapped
     }
 
     /// Which 64-property word of the object `mask` and `read` describe.
@@ -214,7 +246,7 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
     func readAgain(
         _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
     ) -> Bool {
-        guard pointee.key == DependencyHead.key(object, word) else { return false }
+        guard pointee.baseKey == DependencyHead.key(object, word) else { return false }
         let read = pointee.read
         // A property read before in this run (the commonest repeated read) is counted already.
         if read & bit != 0 { return true }

@@ -54,10 +54,14 @@ extension TrackedObject {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let key = DependencyHead.key(me, UInt32(truncatingIfNeeded: property >> 6))
         let bit: UInt64 = 1 &<< UInt64(property & 63)
+        // The key with the lead a dependency watching this property first has (`DependencyHead.lead`):
+        // below 15, a match says the slots watch it, with no mask test.
+        let lead = UInt(truncatingIfNeeded: property & 63)
+        let leadKey = key &+ (lead < DependencyHead.leadBits ? lead : DependencyHead.leadBits)
         // Never null (a thread's state starts at the sentinel). (Not `DependencyHead.at`: through it the
         // getters grew, and `track-properties-fire/properties=8` took 880 instructions instead of 848.)
         let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
-        if _fastPath(next.pointee.key == key && next.pointee.mask & bit != 0) {
+        if _fastPath(next.pointee.key == leadKey && (lead < DependencyHead.leadBits || next.pointee.mask & bit != 0)) {
             let inFlight = withUnsafePointer(to: _writes) {
                 #if PLAIN_ACQUIRE_LOADS
                 tracking_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
@@ -80,9 +84,9 @@ extension TrackedObject {
         // the outermost run and in a scope nested in it (whose cursor is past the run's own).
         guard tracking_current.run.dependencyCount != 0 else { return false }
         var last = next - 1
-        if last.pointee.key != key {
+        if last.pointee.baseKey != key {
             last = next - 2
-            guard last.pointee.key == key && last.pointee.read != 0 else { return false }
+            guard last.pointee.baseKey == key && last.pointee.read != 0 else { return false }
         }
         guard last.pointee.mask & bit != 0 else { return false }
         let read = last.pointee.read
@@ -107,7 +111,7 @@ extension TrackedObject {
         let bit: UInt64 = 1 << UInt64(property & 63)
         if next < thread.pointee.run.dependencyCount {
             let dependency = DependencyHead.at(thread.pointee.run.cursor)
-            if dependency.pointee.key == DependencyHead.key(me, word) {
+            if dependency.pointee.baseKey == DependencyHead.key(me, word) {
                 dependency.keep(bit, of: self, thread)
                 thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
                 tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: UInt(bitPattern: me), index: -1 &- next)
@@ -150,7 +154,7 @@ extension TrackedObject {
         guard index < 0 && thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
         let dependency = DependencyHead.at(thread.pointee.run.dependencies, -1 &- index)
         return UInt(bitPattern: dependency) < UInt(bitPattern: thread.pointee.run.cursor.unsafelyUnwrapped)
-            && dependency.pointee.key == me | UInt(truncatingIfNeeded: word) &<< 48 && dependency.pointee.read & bit != 0
+            && dependency.pointee.baseKey == me | UInt(truncatingIfNeeded: word) &<< 48 && dependency.pointee.read & bit != 0
     }
 
     /// A read that neither the getter nor `_recordRepeatedAccess` answered. Through the thread's
@@ -217,7 +221,7 @@ extension TrackedObject {
             }
             if skipped &+ 1 < thread.pointee.run.dependencyCount {
                 let dependency = DependencyHead.at(thread.pointee.run.cursor) + 1
-                if dependency.pointee.key == DependencyHead.key(me, word) {
+                if dependency.pointee.baseKey == DependencyHead.key(me, word) {
                     (dependency - 1).pointee.read = 0
                     dependency.keep(1 << UInt64(property & 63), of: self, thread)
                     thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)

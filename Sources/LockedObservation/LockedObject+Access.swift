@@ -34,8 +34,12 @@ extension LockedObject {
         let me = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
         let key = me | UInt(truncatingIfNeeded: property >> 6) &<< 48
         let bit: UInt64 = 1 &<< UInt64(property & 63)
+        // The key with the lead a dependency watching this property first has (`_DependencyHead.key`):
+        // below 15, a match says its slot watches it, with no mask test.
+        let lead = UInt(truncatingIfNeeded: property & 63)
+        let leadKey = key &+ (lead < _DependencyHead.leadBits ? lead : _DependencyHead.leadBits)
         let next = UnsafeMutablePointer<_DependencyHead>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
-        if _fastPath(next.pointee.key == key && next.pointee.mask & bit != 0) {
+        if _fastPath(next.pointee.key == leadKey && (lead < _DependencyHead.leadBits || next.pointee.mask & bit != 0)) {
             let inFlight = withUnsafePointer(to: _version) {
                 #if PLAIN_ACQUIRE_LOADS
                 locked_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
@@ -50,9 +54,9 @@ extension LockedObject {
         }
         guard locked_tracking_current.dependencyCount != 0 else { return false }
         var last = next - 1
-        if last.pointee.key != key {
+        if last.pointee.baseKey != key {
             last = next - 2
-            guard last.pointee.key == key && last.pointee.read != 0 else { return false }
+            guard last.pointee.baseKey == key && last.pointee.read != 0 else { return false }
         }
         guard last.pointee.mask & bit != 0 else { return false }
         let read = last.pointee.read

@@ -40,7 +40,7 @@ struct _Dependency {
     }
     var mask: UInt64 {
         get { head.mask }
-        set { head.mask = newValue }
+        set { head.setMask(newValue) }
     }
     var read: UInt64 {
         get { head.read }
@@ -91,15 +91,50 @@ struct _Dependency {
 /// from inline code.
 @usableFromInline @frozen
 struct _DependencyHead {
-    /// `object | word << 48`, one compare for a getter; 0 once the run's entry took it over. First
-    /// in the layout: a sentinel's is 1 (`locked_no_dependencies_address()`).
+    /// `object | word << 48 | lead`, one compare for a getter; 0 once the run's entry took it over.
+    /// The lead, the low 4 bits (an object's address has them clear), is the lowest watched
+    /// property below 15, or 15, as the lock-free registrar's `DependencyHead.lead`: settled when
+    /// the dependency is installed (`settleLead()`) or its mask set, so that in the last run's list
+    /// (the one a cursor walks) a getter of property `p < 15` that finds its key with lead `p`
+    /// knows its slot watches `p`. First in the layout: a sentinel's is 1
+    /// (`locked_no_dependencies_address()`).
     @usableFromInline var key: UInt
     /// In the last run's list, the properties its slot watches (`installedMask`, once the run that
     /// made it ended); in the running run's list, the properties it read.
-    @usableFromInline var mask: UInt64
+    @usableFromInline private(set) var mask: UInt64
     /// In an outermost `LockedScope` run, the properties it read of this kept dependency, once the
     /// cursor passed it; 0 if the cursor skipped it.
     @usableFromInline var read: UInt64
+
+    init(key: UInt, mask: UInt64, read: UInt64) {
+        self.key = key
+        self.mask = mask
+        self.read = read
+    }
+
+    /// The low bits of a key that hold its lead.
+    @inlinable @inline(__always)
+    static var leadBits: UInt { 15 }
+
+    /// The key less its lead.
+    @inlinable @inline(__always)
+    var baseKey: UInt { key & ~Self.leadBits }
+
+    /// Sets the properties, and the lead with them.
+    mutating func setMask(_ newMask: UInt64) {
+        mask = newMask
+        settleLead()
+    }
+
+    /// Adds properties read in the running run; its list's leads are settled at the install.
+    mutating func addToMask(_ bits: UInt64) { mask |= bits }
+
+    /// Sets the key's lead for `mask` (of a dependency with an object: a key taken over stays 0).
+    mutating func settleLead() {
+        guard key != 0 else { return }
+        let lowest = UInt(truncatingIfNeeded: mask.trailingZeroBitCount)
+        key = baseKey | (lowest < Self.leadBits ? lowest : Self.leadBits)
+    }
 }
 
 /// The rest of a dependency, which only the slow paths touch: in an array of its own beside the
@@ -396,7 +431,7 @@ final class _ScopeCore: @unchecked Sendable {
         let raw = dependency.object.unsafelyUnwrapped
         for i in 0..<nextCount where next[i].object == raw && next[i].word == dependency.word {
             // Read here first: the nested run's own writes came after that read.
-            next[i].mask |= dependency.mask
+            next.heads[i].addToMask(dependency.mask)
             next[i].ownWrites &+= dependency.ownWrites
             return
         }
@@ -417,7 +452,7 @@ final class _ScopeCore: @unchecked Sendable {
         if nextCount > 0 {
             let last = nextCount &- 1
             if next.rests[last].object == raw && next.rests[last].word == word {
-                next.heads[last].mask |= bit
+                next.heads[last].addToMask(bit)
                 return
             }
         }
@@ -425,7 +460,7 @@ final class _ScopeCore: @unchecked Sendable {
         let hint = object._entryHint.load(ordering: .relaxed) &- 1
         if UInt(bitPattern: hint) < UInt(bitPattern: nextCount) {
             if next.rests[hint].object == raw && next.rests[hint].word == word {
-                next.heads[hint].mask |= bit
+                next.heads[hint].addToMask(bit)
                 return
             }
         }
@@ -444,7 +479,7 @@ final class _ScopeCore: @unchecked Sendable {
         let stop = max(0, nextCount &- 9)
         while i >= stop {
             if next.rests[i].object == raw && next.rests[i].word == word {
-                next.heads[i].mask |= bit
+                next.heads[i].addToMask(bit)
                 return
             }
             i &-= 1
@@ -471,11 +506,11 @@ final class _ScopeCore: @unchecked Sendable {
         let version = recorded ?? object._version.load(ordering: .acquiring)
         var entry = _Dependency(object: raw, mask: bit, version: version, word: word, position: cursor)
         let key = entry.key
-        if cursor < depCount && deps.heads[cursor].key == key {
+        if cursor < depCount && deps.heads[cursor].baseKey == key {
             takeOver(cursor, into: &entry)
             noteNotKept(cursor)
             cursor &+= 1
-        } else if let after = dependencyAfterSkipping(cursor), deps.heads[after].key == key {
+        } else if let after = dependencyAfterSkipping(cursor), deps.heads[after].baseKey == key {
             // One dependency of the last run was not read here (and any holes after it): it is
             // dropped at the end.
             deps.heads[cursor].read = 0
@@ -511,7 +546,7 @@ final class _ScopeCore: @unchecked Sendable {
         var i = cursor &- 1
         while i >= max(0, cursor &- 8) {
             let dependency = heads + i
-            if dependency.pointee.key == key && dependency.pointee.read != 0 {
+            if dependency.pointee.baseKey == key && dependency.pointee.read != 0 {
                 if dependency.pointee.read & bit != 0 { return true }
                 addKeptRead(at: i, bit, object, thread)
                 return true
@@ -839,6 +874,7 @@ final class _ScopeCore: @unchecked Sendable {
     /// the object changed since the run read it.
     private func install(_ dependency: inout _Dependency, _ updates: inout Int) -> Bool {
         dependency.position = -1
+        dependency.head.settleLead()
         if dependency.slot < 0 || dependency.installedMask != dependency.mask { updates &+= 1 }
         let object = Unmanaged<LockedObject>.fromOpaque(dependency.object.unsafelyUnwrapped)
         return object._withUnsafeGuaranteedRef { $0._install(&dependency, for: self) }

@@ -1,0 +1,115 @@
+import Testing
+
+@testable import LockFreeObservation
+
+extension RegistrarTests {
+    /// A dependency key's lead (`DependencyHead.lead`): its lowest watched property below 15, so
+    /// that a getter of that property keeps the read with one compare and no mask test. A lead
+    /// that names a property the slots no longer watch would keep a read the slots do not cover,
+    /// with no version loaded: a write by another thread after it would be lost.
+    @Suite struct DependencyLeadTests {
+        /// The key's lead of the scope's first dependency.
+        static func lead(of scope: ReusableScope) -> UInt {
+            ScopeTable.store(scope.record).pointee.dependencies.base[0].key & DependencyHead.leadBits
+        }
+
+        /// A write by another thread while the body runs, after the body read `property`.
+        static func writeElsewhere(_ row: Row, _ property: Int, _ value: Int) {
+            let shared = Unchecked(row)
+            onNewThread { shared.value.write(property, value) }
+        }
+
+        /// The lead follows the mask: 0 for {0, 1}, 1 once the run read only property 1, 15 for
+        /// properties from 15 up, and 0 again when property 0 is read again.
+        @Test func theLeadIsTheLowestWatchedPropertyBelowFifteen() {
+            let row = Row()
+            let scope = ReusableScope(notifying: CountingObserver())
+            _ = scope.run { row.read(0) + row.read(1) }
+            #expect(Self.lead(of: scope) == 0)
+            _ = scope.run { row.read(1) }
+            #expect(Self.lead(of: scope) == 1)
+            _ = scope.run { row.read(20) + row.read(14) }
+            #expect(Self.lead(of: scope) == 14)
+            _ = scope.run { row.read(20) + row.read(30) }
+            #expect(Self.lead(of: scope) == 15)
+            _ = scope.run { row.read(0) + row.read(20) }
+            #expect(Self.lead(of: scope) == 0)
+            #expect(scope.dependencyCount == 1)
+            scope.cancel()
+        }
+
+        /// The slots watched properties 0 and 1, then only 1 (the lead moves to 1 with the mask),
+        /// and property 0 is read again: the read goes to the slow path, which loads the object's
+        /// write word as the run's version, and the reinstall of 0 re-checks against it. So a
+        /// write of 0 before the read (nobody watched it) is not reported, and one by another
+        /// thread after the read is. (Kept on a stale lead 0, the read loads no version, and the
+        /// re-check compares against the last run's: the earlier write is reported, unnecessarily.)
+        @Test(arguments: [false, true])
+        func aPropertyNoLongerWatchedIsReadWithItsVersion(writeAfterTheRead: Bool) {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            _ = scope.run { row.read(0) + row.read(1) }
+            _ = scope.run { row.read(1) }
+            #expect(Self.lead(of: scope) == 1)
+            row.write(0, 5)
+            #expect(observer.count == 0)
+            _ = scope.run {
+                let first = row.read(0)
+                if writeAfterTheRead { Self.writeElsewhere(row, 0, first + 1) }
+                return first + row.read(1)
+            }
+            #expect(observer.count == (writeAfterTheRead ? 1 : 0))
+            #expect(Self.lead(of: scope) == 0)
+            if !writeAfterTheRead {
+                row.write(0, 6)
+                #expect(observer.count == 1)
+            }
+            scope.cancel()
+        }
+
+        /// From 15 up a lead names no one property (15): the getter still tests the mask, so a
+        /// read of property 30 where only 20 is watched goes to the slow path and loads its
+        /// version. A write of 30 before the read is not reported; one by another thread after it
+        /// is. (Kept on the shared lead with no mask test, the earlier write is reported.)
+        @Test(arguments: [false, true])
+        func aHighPropertyOutsideTheSlotsIsReadWithItsVersion(writeAfterTheRead: Bool) {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            _ = scope.run { row.read(20) }
+            #expect(Self.lead(of: scope) == 15)
+            row.write(30, 5)
+            #expect(observer.count == 0)
+            _ = scope.run {
+                let value = row.read(30)
+                if writeAfterTheRead { Self.writeElsewhere(row, 30, value + 1) }
+                return value + row.read(20)
+            }
+            #expect(observer.count == (writeAfterTheRead ? 1 : 0))
+            if !writeAfterTheRead {
+                row.write(30, 6)
+                #expect(observer.count == 1)
+            }
+            scope.cancel()
+        }
+
+        /// A property read first that is not the lead (1 before 0, both watched) takes the slow
+        /// path and is kept there: nothing is reinstalled, a later write of either is told once.
+        @Test(arguments: [0, 1])
+        func aWatchedPropertyReadBeforeTheLeadIsKept(written: Int) {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            _ = scope.run { row.read(0) + row.read(1) }
+            let slots = row.slots(of: scope)
+            _ = scope.run { row.read(1) + row.read(0) }
+            #expect(Self.lead(of: scope) == 0)
+            #expect(row.slots(of: scope) == slots)
+            #expect(observer.count == 0)
+            row.write(written, 9)
+            #expect(observer.count == 1)
+            scope.cancel()
+        }
+    }
+}
