@@ -61,7 +61,8 @@ extension TrackedObject {
         // Never null (a thread's state starts at the sentinel). (Not `DependencyHead.at`: through it the
         // getters grew, and `track-properties-fire/properties=8` took 880 instructions instead of 848.)
         let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
-        if _fastPath(next.pointee.key == leadKey && (lead < DependencyHead.leadBits || next.pointee.mask & bit != 0)) {
+        if _fastPath(next.pointee.key == leadKey)
+            && (lead < DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
             let inFlight = withUnsafePointer(to: _writes) {
                 #if PLAIN_ACQUIRE_LOADS
                 tracking_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
@@ -69,7 +70,7 @@ extension TrackedObject {
                 tracking_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
                 #endif
             }
-            guard !inFlight else { return false }
+            guard _fastPath(!inFlight) else { return false }
             // Covered by the installed slots: no version (see `Dependency.version`).
             next.pointee.read = bit
             tracking_current.run.cursor = UnsafeMutableRawPointer(next + 1)

@@ -39,7 +39,8 @@ extension LockedObject {
         let lead = UInt(truncatingIfNeeded: property & 63)
         let leadKey = key &+ (lead < _DependencyHead.leadBits ? lead : _DependencyHead.leadBits)
         let next = UnsafeMutablePointer<_DependencyHead>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
-        if _fastPath(next.pointee.key == leadKey && (lead < _DependencyHead.leadBits || next.pointee.mask & bit != 0)) {
+        if _fastPath(next.pointee.key == leadKey)
+            && (lead < _DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
             let inFlight = withUnsafePointer(to: _version) {
                 #if PLAIN_ACQUIRE_LOADS
                 locked_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
@@ -47,7 +48,7 @@ extension LockedObject {
                 locked_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
                 #endif
             }
-            guard !inFlight else { return false }
+            guard _fastPath(!inFlight) else { return false }
             next.pointee.read = bit
             locked_tracking_current.cursor = UnsafeMutableRawPointer(next + 1)
             return true
