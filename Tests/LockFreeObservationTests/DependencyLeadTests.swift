@@ -19,6 +19,28 @@ extension RegistrarTests {
             onNewThread { shared.value.write(property, value) }
         }
 
+        /// Writes `property` where nobody watches it, then runs `scope` reading `property` and then
+        /// `other`, with a write of `property` by another thread between the two reads when
+        /// `writeAfterTheRead`: the read must go to the slow path, which loads the run's version,
+        /// so that only the later write is told; after the run `property` is watched.
+        static func expectOnlyAWriteAfterTheReadIsTold(
+            _ row: Row, _ scope: ReusableScope, _ observer: CountingObserver, reading property: Int,
+            then other: Int, writeAfterTheRead: Bool, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            row.write(property, 5)
+            #expect(observer.count == 0, sourceLocation: sourceLocation)
+            _ = scope.run {
+                let value = row.read(property)
+                if writeAfterTheRead { writeElsewhere(row, property, value + 1) }
+                return value + row.read(other)
+            }
+            #expect(observer.count == (writeAfterTheRead ? 1 : 0), sourceLocation: sourceLocation)
+            if !writeAfterTheRead {
+                row.write(property, 6)
+                #expect(observer.count == 1, sourceLocation: sourceLocation)
+            }
+        }
+
         /// The lead follows the mask: 0 for {0, 1}, 1 once the run read only property 1, 15 for
         /// properties from 15 up, and 0 again when property 0 is read again.
         @Test func theLeadIsTheLowestWatchedPropertyBelowFifteen() {
@@ -52,19 +74,8 @@ extension RegistrarTests {
             _ = scope.run { row.read(0) + row.read(1) }
             _ = scope.run { row.read(1) }
             #expect(Self.lead(of: scope) == 1)
-            row.write(0, 5)
-            #expect(observer.count == 0)
-            _ = scope.run {
-                let first = row.read(0)
-                if writeAfterTheRead { Self.writeElsewhere(row, 0, first + 1) }
-                return first + row.read(1)
-            }
-            #expect(observer.count == (writeAfterTheRead ? 1 : 0))
+            Self.expectOnlyAWriteAfterTheReadIsTold(row, scope, observer, reading: 0, then: 1, writeAfterTheRead: writeAfterTheRead)
             #expect(Self.lead(of: scope) == 0)
-            if !writeAfterTheRead {
-                row.write(0, 6)
-                #expect(observer.count == 1)
-            }
             scope.cancel()
         }
 
@@ -79,18 +90,7 @@ extension RegistrarTests {
             let scope = ReusableScope(notifying: observer)
             _ = scope.run { row.read(20) }
             #expect(Self.lead(of: scope) == 15)
-            row.write(30, 5)
-            #expect(observer.count == 0)
-            _ = scope.run {
-                let value = row.read(30)
-                if writeAfterTheRead { Self.writeElsewhere(row, 30, value + 1) }
-                return value + row.read(20)
-            }
-            #expect(observer.count == (writeAfterTheRead ? 1 : 0))
-            if !writeAfterTheRead {
-                row.write(30, 6)
-                #expect(observer.count == 1)
-            }
+            Self.expectOnlyAWriteAfterTheReadIsTold(row, scope, observer, reading: 30, then: 20, writeAfterTheRead: writeAfterTheRead)
             scope.cancel()
         }
 

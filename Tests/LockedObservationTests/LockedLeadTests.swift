@@ -41,6 +41,27 @@ import Testing
         init(_ row: Row) { self.row = row }
     }
 
+    /// Writes `property` where nobody watches it, then runs `scope` reading `property` and then
+    /// `other`, with a write of `property` by another thread between the two reads when
+    /// `writeAfterTheRead`: only the later write is told.
+    static func expectOnlyAWriteAfterTheReadIsTold(
+        _ row: Row, _ scope: LockedScope, _ probe: Probe, reading property: Int, then other: Int,
+        writeAfterTheRead: Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        row.write(property, 5)
+        #expect(probe.count == 0, sourceLocation: sourceLocation)
+        _ = scope.run {
+            let value = row.read(property)
+            if writeAfterTheRead { writeElsewhere(row, property, value + 1) }
+            return value + row.read(other)
+        }
+        #expect(probe.count == (writeAfterTheRead ? 1 : 0), sourceLocation: sourceLocation)
+        if !writeAfterTheRead {
+            row.write(property, 6)
+            #expect(probe.count == 1, sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func theLeadIsTheLowestWatchedPropertyBelowFifteen() {
         let row = Row()
         let scope = LockedScope(Probe())
@@ -67,18 +88,8 @@ import Testing
         let scope = LockedScope(probe)
         _ = scope.run { row.read(0) + row.read(1) }
         _ = scope.run { row.read(1) }
-        row.write(0, 5)
-        #expect(probe.count == 0)
-        _ = scope.run {
-            let first = row.read(0)
-            if writeAfterTheRead { Self.writeElsewhere(row, 0, first + 1) }
-            return first + row.read(1)
-        }
-        #expect(probe.count == (writeAfterTheRead ? 1 : 0))
-        if !writeAfterTheRead {
-            row.write(0, 6)
-            #expect(probe.count == 1)
-        }
+        #expect(Self.lead(of: scope) == 1)
+        Self.expectOnlyAWriteAfterTheReadIsTold(row, scope, probe, reading: 0, then: 1, writeAfterTheRead: writeAfterTheRead)
         scope.cancel()
     }
 
@@ -91,18 +102,7 @@ import Testing
         let scope = LockedScope(probe)
         _ = scope.run { row.read(20) }
         #expect(Self.lead(of: scope) == 15)
-        row.write(30, 5)
-        #expect(probe.count == 0)
-        _ = scope.run {
-            let value = row.read(30)
-            if writeAfterTheRead { Self.writeElsewhere(row, 30, value + 1) }
-            return value + row.read(20)
-        }
-        #expect(probe.count == (writeAfterTheRead ? 1 : 0))
-        if !writeAfterTheRead {
-            row.write(30, 6)
-            #expect(probe.count == 1)
-        }
+        Self.expectOnlyAWriteAfterTheReadIsTold(row, scope, probe, reading: 30, then: 20, writeAfterTheRead: writeAfterTheRead)
         scope.cancel()
     }
 }
