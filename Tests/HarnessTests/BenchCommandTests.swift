@@ -196,7 +196,11 @@ func checkAgainstEdited(_ recorder: Recorder, edit: (inout ResultSet) throws -> 
     var baseline = try JSONFormat.decode(try #require(read(root + "/first/results.json")))
     try edit(&baseline)
     try ResultsWriter.writeFile(JSONFormat.encode(baseline), to: root + "/baseline.json")
-    try ResultsWriter.writeFile(Thresholds(timeRatioTolerance: 100).json, to: Thresholds.path(in: root + "/thresholds"))
+    // Malloc counts without limit: in-process allocation counts include what the tests running in
+    // parallel allocate (a clean-clone CI run saw 276 -> 101 and 257 -> 279 mallocs an operation
+    // between the two runs, a "regression" where only invalidations were edited).
+    try ResultsWriter.writeFile(
+        Thresholds(mallocTolerance: 1e9, timeRatioTolerance: 100).json, to: Thresholds.path(in: root + "/thresholds"))
     var options = RunOptions()
     options.quick = true
     options.samples = 5
