@@ -105,6 +105,104 @@ import Testing
     }
 }
 
+extension LockedConcurrencyTests {
+    /// Properties spread over the leads (`_DependencyHead.key`): 0 and 14 lead themselves, 15 and
+    /// 63 share lead 15, 64 and 200 are in other words.
+    final class Model: LockedObject, @unchecked Sendable {
+        // `@unchecked Sendable`: the values are atomic.
+        static let properties = [0, 14, 15, 63, 64, 200]
+        let values: UnsafeMutablePointer<Atomic<Int>>
+        override init() {
+            values = .allocate(capacity: Self.properties.count)
+            for i in 0..<Self.properties.count { (values + i).initialize(to: Atomic(0)) }
+            super.init()
+        }
+        deinit {
+            values.deinitialize(count: Self.properties.count)
+            values.deallocate()
+        }
+        func read(_ slot: Int) -> Int {
+            trackAccess(Self.properties[slot])
+            return values[slot].load(ordering: .acquiring)
+        }
+        func write(_ slot: Int, _ value: Int) {
+            withMutation(Self.properties[slot]) { values[slot].store(value, ordering: .releasing) }
+        }
+    }
+
+    /// As `lockfree`'s `concurrentViewsNeverMissAChange`: views on two threads re-run whenever
+    /// told, reading sets of properties that change between runs (dropped, added, reordered,
+    /// other words, other leads), while both threads write. Oracle, at a barrier after each round:
+    /// a view still armed read what every property holds now.
+    @Test(arguments: [0x1EAD_0001, 0x1EAD_0002] as [UInt64])
+    func viewsReadingChangingPropertiesNeverMissAChange(seed: UInt64) {
+        final class PropertyView: @unchecked Sendable {
+            // `@unchecked Sendable`: as `View`.
+            let dirty = Atomic<Int>(0)
+            var pairs = [(node: 0, slot: 0)]
+            var reads: [(node: Int, slot: Int, value: Int)] = []
+            var scope: LockedScope!
+        }
+        let nodes = (0..<6).map { _ in Model() }
+        let threads = 2
+        let viewsPerThread = 8
+        let rounds = 500
+        let shared = Shared(threads: threads)
+        let views = (0..<threads * viewsPerThread).map { _ in PropertyView() }
+        for view in views {
+            view.scope = LockedScope(onChange: { view.dirty.store(1, ordering: .sequentiallyConsistent) })
+        }
+        let group = DispatchGroup()
+        for thread in 0..<threads {
+            group.enter()
+            let state = UncheckedSendable((nodes, views))
+            Thread {
+                let (nodes, views) = state.value
+                // xorshift64*, one stream per thread.
+                var random = seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15 | 1
+                func below(_ n: Int) -> Int {
+                    random ^= random >> 12
+                    random ^= random << 25
+                    random ^= random >> 27
+                    return Int((random &* 0x2545_F491_4F6C_DD1D) >> 33) % n
+                }
+                let own = views[(thread * viewsPerThread)..<((thread + 1) * viewsPerThread)]
+                for round in 0..<rounds {
+                    for _ in 0..<50 {
+                        if below(3) == 0 {
+                            nodes[below(6)].write(below(6), shared.next.add(1, ordering: .relaxed).newValue)
+                            continue
+                        }
+                        let view = own[own.startIndex + below(viewsPerThread)]
+                        switch below(8) {
+                        case 0: view.pairs = (0...below(4)).map { _ in (below(6), below(6)) }
+                        case 1: view.pairs.reverse()
+                        default:
+                            if view.dirty.load(ordering: .sequentiallyConsistent) == 0 { continue }
+                        }
+                        view.dirty.store(0, ordering: .sequentiallyConsistent)
+                        let pairs = view.pairs
+                        view.reads = view.scope.run { pairs.map { ($0.node, $0.slot, nodes[$0.node].read($0.slot)) } }
+                    }
+                    shared.barrier(2 * round + 1)
+                    if thread == 0 {
+                        for view in views where view.scope.isArmed {
+                            if view.reads.contains(where: { nodes[$0.node].values[$0.slot].load(ordering: .relaxed) != $0.value }) {
+                                shared.stale.add(1, ordering: .relaxed)
+                            }
+                        }
+                    }
+                    shared.barrier(2 * round + 2)
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        for view in views { _ = view.scope.cancel() }
+        #expect(shared.stale.load(ordering: .relaxed) == 0, "times an armed view held a value that had changed")
+    }
+}
+
 /// A value that crosses to another thread on the test's responsibility.
 struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
