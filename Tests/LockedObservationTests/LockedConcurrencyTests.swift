@@ -34,6 +34,44 @@ import Testing
         }
     }
 
+    /// xorshift64*, one stream per thread.
+    struct Random {
+        var state: UInt64
+        init(seed: UInt64, thread: Int) { state = seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15 | 1 }
+        mutating func below(_ n: Int) -> Int {
+            state ^= state >> 12
+            state ^= state << 25
+            state ^= state >> 27
+            return Int((state &* 0x2545_F491_4F6C_DD1D) >> 33) % n
+        }
+    }
+
+    /// Runs `rounds` rounds on `shared.threads` threads: in each, every thread runs
+    /// `step(thread, &random)`, then, with every thread stopped at a barrier, thread 0 runs
+    /// `check()`. Returns once every thread has joined.
+    static func race(
+        seed: UInt64, rounds: Int, _ shared: Shared, step: @escaping (Int, inout Random) -> Void,
+        check: @escaping () -> Void
+    ) {
+        let work = UncheckedSendable((step, check))
+        let group = DispatchGroup()
+        for thread in 0..<shared.threads {
+            group.enter()
+            Thread {
+                let (step, check) = work.value
+                var random = Random(seed: seed, thread: thread)
+                for round in 0..<rounds {
+                    step(thread, &random)
+                    shared.barrier(2 * round + 1)
+                    if thread == 0 { check() }
+                    shared.barrier(2 * round + 2)
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+    }
+
     @Test(arguments: [0x10C4_0001, 0x10C4_0002] as [UInt64])
     func concurrentListsWithHolesNeverMissAChange(seed: UInt64) {
         let length = 2 * _ScopeCore.holeMoveLimit + 10
@@ -47,58 +85,37 @@ import Testing
             view.order = Array(0..<length)
             view.scope = LockedScope(onChange: { view.dirty.store(1, ordering: .sequentiallyConsistent) })
         }
-        let group = DispatchGroup()
-        for thread in 0..<threads {
-            group.enter()
-            let state = UncheckedSendable((counters, views))
-            Thread {
-                let (counters, views) = state.value
-                // xorshift64*, one stream per thread.
-                var random = seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15 | 1
-                func below(_ n: Int) -> Int {
-                    random ^= random >> 12
-                    random ^= random << 25
-                    random ^= random >> 27
-                    return Int((random &* 0x2545_F491_4F6C_DD1D) >> 33) % n
+        Self.race(seed: seed, rounds: rounds, shared) { thread, random in
+            let own = views[(thread * viewsPerThread)..<((thread + 1) * viewsPerThread)]
+            for _ in 0..<12 {
+                if random.below(2) == 0 {
+                    counters[random.below(counters.count)].value = shared.next.add(1, ordering: .relaxed).newValue
+                    continue
                 }
-                let own = views[(thread * viewsPerThread)..<((thread + 1) * viewsPerThread)]
-                for round in 0..<rounds {
-                    for _ in 0..<12 {
-                        if below(2) == 0 {
-                            counters[below(counters.count)].value = shared.next.add(1, ordering: .relaxed).newValue
-                            continue
-                        }
-                        let view = own[own.startIndex + below(viewsPerThread)]
-                        switch below(4) {
-                        case 0 where view.order.count > 10:
-                            view.order.remove(at: below(view.order.count / 4))
-                        case 1:
-                            let unread = (0..<counters.count).filter { !view.order.contains($0) }
-                            if !unread.isEmpty {
-                                view.order.insert(unread[below(unread.count)], at: below(view.order.count / 4 + 1))
-                            }
-                        default:
-                            if view.dirty.load(ordering: .sequentiallyConsistent) == 0 { continue }
-                        }
-                        view.dirty.store(0, ordering: .sequentiallyConsistent)
-                        let order = view.order
-                        view.reads = view.scope.run { order.map { ($0, counters[$0].value) } }
-                        if view.scope.holeCount > 0 { shared.holesSeen.add(1, ordering: .relaxed) }
+                let view = own[own.startIndex + random.below(viewsPerThread)]
+                switch random.below(4) {
+                case 0 where view.order.count > 10:
+                    view.order.remove(at: random.below(view.order.count / 4))
+                case 1:
+                    let unread = (0..<counters.count).filter { !view.order.contains($0) }
+                    if !unread.isEmpty {
+                        view.order.insert(unread[random.below(unread.count)], at: random.below(view.order.count / 4 + 1))
                     }
-                    shared.barrier(2 * round + 1)
-                    if thread == 0 {
-                        for view in views where view.scope.isArmed {
-                            if view.reads.contains(where: { counters[$0.counter].value != $0.value }) {
-                                shared.stale.add(1, ordering: .relaxed)
-                            }
-                        }
-                    }
-                    shared.barrier(2 * round + 2)
+                default:
+                    if view.dirty.load(ordering: .sequentiallyConsistent) == 0 { continue }
                 }
-                group.leave()
-            }.start()
+                view.dirty.store(0, ordering: .sequentiallyConsistent)
+                let order = view.order
+                view.reads = view.scope.run { order.map { ($0, counters[$0].value) } }
+                if view.scope.holeCount > 0 { shared.holesSeen.add(1, ordering: .relaxed) }
+            }
+        } check: {
+            for view in views where view.scope.isArmed {
+                if view.reads.contains(where: { counters[$0.counter].value != $0.value }) {
+                    shared.stale.add(1, ordering: .relaxed)
+                }
+            }
         }
-        group.wait()
         for view in views { _ = view.scope.cancel() }
         #expect(shared.holesSeen.load(ordering: .relaxed) > 0, "no run left a hole: the test does not test holes")
         #expect(shared.stale.load(ordering: .relaxed) == 0, "times an armed view held a value that had changed")
@@ -152,52 +169,31 @@ extension LockedConcurrencyTests {
         for view in views {
             view.scope = LockedScope(onChange: { view.dirty.store(1, ordering: .sequentiallyConsistent) })
         }
-        let group = DispatchGroup()
-        for thread in 0..<threads {
-            group.enter()
-            let state = UncheckedSendable((nodes, views))
-            Thread {
-                let (nodes, views) = state.value
-                // xorshift64*, one stream per thread.
-                var random = seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15 | 1
-                func below(_ n: Int) -> Int {
-                    random ^= random >> 12
-                    random ^= random << 25
-                    random ^= random >> 27
-                    return Int((random &* 0x2545_F491_4F6C_DD1D) >> 33) % n
+        Self.race(seed: seed, rounds: rounds, shared) { thread, random in
+            let own = views[(thread * viewsPerThread)..<((thread + 1) * viewsPerThread)]
+            for _ in 0..<50 {
+                if random.below(3) == 0 {
+                    nodes[random.below(6)].write(random.below(6), shared.next.add(1, ordering: .relaxed).newValue)
+                    continue
                 }
-                let own = views[(thread * viewsPerThread)..<((thread + 1) * viewsPerThread)]
-                for round in 0..<rounds {
-                    for _ in 0..<50 {
-                        if below(3) == 0 {
-                            nodes[below(6)].write(below(6), shared.next.add(1, ordering: .relaxed).newValue)
-                            continue
-                        }
-                        let view = own[own.startIndex + below(viewsPerThread)]
-                        switch below(8) {
-                        case 0: view.pairs = (0...below(4)).map { _ in (below(6), below(6)) }
-                        case 1: view.pairs.reverse()
-                        default:
-                            if view.dirty.load(ordering: .sequentiallyConsistent) == 0 { continue }
-                        }
-                        view.dirty.store(0, ordering: .sequentiallyConsistent)
-                        let pairs = view.pairs
-                        view.reads = view.scope.run { pairs.map { ($0.node, $0.slot, nodes[$0.node].read($0.slot)) } }
-                    }
-                    shared.barrier(2 * round + 1)
-                    if thread == 0 {
-                        for view in views where view.scope.isArmed {
-                            if view.reads.contains(where: { nodes[$0.node].values[$0.slot].load(ordering: .relaxed) != $0.value }) {
-                                shared.stale.add(1, ordering: .relaxed)
-                            }
-                        }
-                    }
-                    shared.barrier(2 * round + 2)
+                let view = own[own.startIndex + random.below(viewsPerThread)]
+                switch random.below(8) {
+                case 0: view.pairs = (0...random.below(4)).map { _ in (random.below(6), random.below(6)) }
+                case 1: view.pairs.reverse()
+                default:
+                    if view.dirty.load(ordering: .sequentiallyConsistent) == 0 { continue }
                 }
-                group.leave()
-            }.start()
+                view.dirty.store(0, ordering: .sequentiallyConsistent)
+                let pairs = view.pairs
+                view.reads = view.scope.run { pairs.map { ($0.node, $0.slot, nodes[$0.node].read($0.slot)) } }
+            }
+        } check: {
+            for view in views where view.scope.isArmed {
+                if view.reads.contains(where: { nodes[$0.node].values[$0.slot].load(ordering: .relaxed) != $0.value }) {
+                    shared.stale.add(1, ordering: .relaxed)
+                }
+            }
         }
-        group.wait()
         for view in views { _ = view.scope.cancel() }
         #expect(shared.stale.load(ordering: .relaxed) == 0, "times an armed view held a value that had changed")
     }
