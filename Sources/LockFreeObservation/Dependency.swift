@@ -239,6 +239,15 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
         _schedulePoint()
     }
 
+    /// Whether this is the dependency a new read put in the place of the run's last one
+    /// (`TrackedObject._displaceLastDependency`): not installed until the run ends, its mask the
+    /// properties read so far.
+    @inline(__always)
+    func isDisplacing(_ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
+        thread.pointee.run.bitsRead >= RunReads.displacement
+            && self == DependencyHead.at(thread.pointee.run.dependencies, thread.pointee.run.dependencyCount &- 1)
+    }
+
     /// A further read, of property `bit` of `object`'s `word`, if this is that object's dependency
     /// and the run already read it: the property is added to what the run read, and counted for
     /// `tracking_run.bitsRead` / `reshaped`. Returns whether it was.
@@ -251,6 +260,14 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
         // A property read before in this run (the commonest repeated read) is counted already.
         if read & bit != 0 { return true }
         guard read != 0 else { return false }
+        if bit & ~pointee.mask != 0 && isDisplacing(thread) {
+            // Not installed yet: its version, loaded at its first read, covers this one too; the
+            // property is watched from the install at the run's end.
+            pointee.setMask(pointee.mask | bit)
+            pointee.read = read | bit
+            thread.pointee.run.bitsRead &+= 1
+            return true
+        }
         if bit & ~pointee.mask != 0 && !rest(thread).pointee.versionIsThisRuns(pointee) {
             // The run's first read the slots do not cover: from here the write word decides
             // whether the reinstall missed a change (`Dependency.version`).

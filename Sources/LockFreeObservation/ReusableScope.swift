@@ -10,6 +10,11 @@ struct RunReads {
     var reshaped: Bool
     /// Dependencies the cursor skipped.
     var skips: Int
+
+    /// Added to `tracking_run.bitsRead` when a new read takes the place of the run's last
+    /// dependency (`TrackedObject._displaceLastDependency`): so large that `readAsBefore` fails,
+    /// which sends the run to `ReusableScope.reconcileDisplacing` with no test of its own.
+    static let displacement = 1 << 40
 }
 
 /// A tracking scope that runs again and again (a view re-evaluating its body) and keeps its
@@ -135,13 +140,20 @@ public struct ReusableScope: Sendable, Hashable {
         func finish() {
             let run = thread.pointee.run
             thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
+            // (A run whose new read took the last dependency's place fails this: see `RunReads.displacement`.)
             if Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
                 // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
                 scope.pointee.runner.store(0, ordering: .relaxed)
             } else {
                 let kept = DependencyHead.index(run.cursor, in: run.dependencies)
-                let reads = RunReads(bits: kept - run.skipCount + run.bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
-                reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
+                let displacing = run.bitsRead >= RunReads.displacement
+                let bitsRead = displacing ? run.bitsRead - RunReads.displacement : run.bitsRead
+                let reads = RunReads(bits: kept - run.skipCount + bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
+                if displacing {
+                    reconcileDisplacing(thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
+                } else {
+                    reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
+                }
             }
             TrackingScope.end(thread, savedStart: savedStart)
         }
@@ -327,6 +339,51 @@ public struct ReusableScope: Sendable, Hashable {
         // the first.
         store.pointee.spare.reserve(store.pointee.dependencies.capacity, exactly: true)
         if changed { TrackingScope.fireNow(record, generation: generation) }
+    }
+
+    /// `reconcile`, after a run in which a new object took the place of the last dependency at
+    /// `index` (`settleDisplacement`); when that was the run's only change (`kairo-unstable`'s
+    /// run), nothing else moves. The scope is told after the list is reconciled, if the new
+    /// dependency's install saw a change.
+    @inline(never)
+    private func reconcileDisplacing(
+        _ thread: UnsafeMutablePointer<tracking_thread>, at index: Int, from start: Int, kept cursor: Int, reads: RunReads,
+        outermost: Bool
+    ) {
+        let store = ScopeTable.store(record)
+        let changed = settleDisplacement(thread, at: index, store)
+        // `readAsBefore`, with the new dependency kept and its properties counted.
+        if !reads.reshaped && reads.skips == 0 && thread.pointee.count == start && cursor == store.pointee.count
+            && reads.bits == store.pointee.watchedBits && store.pointee.straddling == 0 {
+            scope.pointee.runner.store(0, ordering: .relaxed)
+        } else {
+            reconcile(thread, from: start, kept: cursor, reads: reads, outermost: outermost)
+        }
+        if changed { TrackingScope.fireNow(record, generation: generation) }
+    }
+
+    /// After a run in which a new object took the place of the last dependency
+    /// (`TrackedObject._displaceLastDependency`): the new dependency is installed where it stands
+    /// (slots, mask, then its write word re-checked against the version its first read loaded, as
+    /// a new entry's in `dependencyOf`), and the displaced one dropped (its slots emptied, its
+    /// object released; a later read of it in the run made an entry, installed afresh). Then the
+    /// run is judged as any other (`readAsBefore`, `reconcile`): the new dependency a kept one,
+    /// read with exactly its properties. Returns whether the re-check saw a change the run may have
+    /// missed (the caller tells the scope once the run is reconciled).
+    @inline(__always)
+    private func settleDisplacement(
+        _ thread: UnsafeMutablePointer<tracking_thread>, at index: Int, _ store: UnsafeMutablePointer<DependencyStore>
+    ) -> Bool {
+        let displaced = withUnsafeBytes(of: thread.pointee.displaced) { $0.load(as: Dependency.self) }
+        clearSlots(of: displaced)
+        var dependency = store.pointee.dependencies[index]
+        let straddling = WriteWord.inFlight(dependency.version) != 0
+        let changed = install(&dependency, mask: dependency.mask, straddling: straddling)
+        store.pointee.dependencies[index] = dependency
+        store.pointee.watchedBits += dependency.mask.nonzeroBitCount - displaced.mask.nonzeroBitCount
+        store.pointee.straddling += (straddling ? 1 : 0) - (displaced.straddling ? 1 : 0)
+        Unmanaged<TrackedObject>.fromOpaque(displaced.object).release()
+        return changed
     }
 
     /// Whether a run read exactly what the last one did, in the same order: every kept dependency

@@ -232,6 +232,10 @@ extension TrackedObject {
                 }
             }
         }
+        // Before the search below: a read at the last dependency (the commonest new read in a
+        // reusable run) needs none; the rare object that search would find (a kept dependency or
+        // an entry whose `seen` slot another object took) is then watched twice, which is correct.
+        if cursorActive && previous < 0 && _displaceLastDependency(property, thread) { return }
         if previous < 0 && _recordAccessSeenLately(property, thread, cursorActive: cursorActive) { return }
         if thread.pointee.count == thread.pointee.capacity { tracking_grow_entries(thread) }
         let index = thread.pointee.count
@@ -257,6 +261,45 @@ extension TrackedObject {
         thread.pointee.count = index &+ 1
         tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: index)
         _schedulePoint()
+    }
+
+    /// A first read, in a reusable scope's run, of an object none of its dependencies matched, with
+    /// the cursor at the last dependency: the new object takes that dependency's place (a body whose
+    /// last dependency changes from run to run, as `kairo-unstable`'s reads `double` or `inverse`).
+    /// The one displaced is kept aside (`tracking_thread.displaced`, and `RunReads.displacement`
+    /// added to `tracking_run.bitsRead`) with its slots installed, and
+    /// dropped when the run ends (`ReusableScope.settleDisplacement`); a later read of it in the run
+    /// makes an entry, as for any new object. The new dependency is the run's from its first read:
+    /// its write word is loaded now (seq_cst, as an entry's), the version its install re-checks at
+    /// the run's end, so it needs no slots until then; its further reads, of this property or
+    /// others, are the getter's and `readAgain`'s (which adds a property to its mask, the version
+    /// kept). Once a run, and never inside an enclosing scope's entries (`previous`). Returns
+    /// `false`, having changed nothing, otherwise.
+    @inline(never)
+    final func _displaceLastDependency(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
+        let index = DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
+        guard thread.pointee.run.bitsRead < RunReads.displacement && index &+ 1 == thread.pointee.run.dependencyCount
+        else { return false }
+        let head = DependencyHead.at(thread.pointee.run.cursor)
+        guard !head.pointee.isHole else { return false }
+        let rest = head.rest(thread)
+        let displaced = Dependency(head: head.pointee, rest: rest.pointee)
+        withUnsafeMutableBytes(of: &thread.pointee.displaced) { $0.storeBytes(of: displaced, as: Dependency.self) }
+        let bit: UInt64 = 1 << UInt64(property & 63)
+        // Acquire and seq_cst as in `_appendAccess`: before the caller reads the value.
+        let writes = _writes.load(ordering: .sequentiallyConsistent)
+        // The scope's reference, as a dependency's (`ReusableScope.settleDisplacement` installs it).
+        let me = Unmanaged.passRetained(self).toOpaque()
+        let dependency = Dependency(
+            object: me, mask: bit, read: bit, version: writes, word: UInt32(truncatingIfNeeded: property >> 6),
+            ownWrites: 0, slot: nil, straddling: false)
+        head.pointee = dependency.head
+        rest.pointee = dependency.rest
+        thread.pointee.run.bitsRead &+= RunReads.displacement
+        thread.pointee.run.cursor = UnsafeMutableRawPointer(head + 1)
+        tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: -1 &- index)
+        _schedulePoint()
+        return true
     }
 
     /// Counts dependency `index` of the running reusable scope as skipped by its cursor (not read

@@ -30,6 +30,9 @@ typedef struct tracking_seen {
 #define TRACKING_SEEN_COUNT 64
 #define TRACKING_SKIPS_KEPT 16
 
+/// Words that hold one dependency, both halves (`tracking_thread.displaced`; `Dependency`).
+#define TRACKING_DISPLACED_WORDS 6
+
 /// The running reusable scope's cursor over its previous dependencies (`ReusableScope.run`), in
 /// one struct so that a run saves and restores it as one value.
 ///
@@ -44,7 +47,7 @@ typedef struct tracking_run {
     void *cursor;             ///< The next of them a read is expected to match (`Dependency.index`).
     intptr_t dependencyCount; ///< How many there are (0 outside the outermost reusable scope's run).
     intptr_t cursorDepth;     ///< The scope depth at which the cursor applies (0: none).
-    intptr_t bitsRead;        ///< Properties the run has read of its kept dependencies beyond one per dependency kept.
+    intptr_t bitsRead;        ///< Properties the run has read of its kept dependencies beyond one per dependency kept, plus `RunReads.displacement` once a new read took the last one's place.
     intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
     intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
     intptr_t restOffset;      ///< Bytes from a dependency to the rest of it (`DependencyBuffer.restOffset`).
@@ -92,6 +95,7 @@ typedef struct tracking_thread {
     uint64_t scheduleTicket;  ///< Schedule-point builds only: this thread's sequence for choosing yields.
     tracking_run run;         ///< The running reusable scope's cursor, saved and restored as one.
     intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first dependencies its cursor skipped, in order.
+    uint64_t displaced[TRACKING_DISPLACED_WORDS]; ///< The last dependency, when a new read took its place (`RunReads.displacement`), both halves.
     tracking_seen seen[TRACKING_SEEN_COUNT];
     tracking_at_read atRead;  ///< The outermost one-shot scope installing at reads, if any.
     uint32_t lane;            ///< Which of an object's slot chains this thread installs in, plus 1; 0 until its first install.
