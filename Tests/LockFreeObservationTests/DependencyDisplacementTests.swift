@@ -1,0 +1,175 @@
+import CTrackingSupport
+import Testing
+
+@testable import LockFreeObservation
+
+extension RegistrarTests {
+    /// A new read at the run's last dependency takes its place (`TrackedObject._displaceLastDependency`):
+    /// the new dependency is the run's from its first read, with no slots until the run ends
+    /// (`ReusableScope.settleDisplacement`), and the displaced one is dropped then. Its first read's
+    /// version is all that covers its later reads: a version reloaded by a later read, a re-check
+    /// ignored or an own write not counted would lose or invent a change; a displaced dependency
+    /// left installed would tell the scope of an object it no longer reads.
+    @Suite struct DependencyDisplacementTests {
+        /// A write by another thread while the body runs.
+        static func writeElsewhere(_ row: Row, _ property: Int, _ value: Int) {
+            let shared = Unchecked(row)
+            onNewThread { shared.value.write(property, value) }
+        }
+
+        /// Whether the calling thread's run has put a new dependency in its last one's place.
+        static var displacing: Bool { tracking_thread_state()!.pointee.run.bitsRead >= RunReads.displacement }
+
+        /// The scope's dependency at `index`: its object's address and its watched properties.
+        static func dependency(_ scope: ReusableScope, _ index: Int) -> (object: UnsafeMutableRawPointer, mask: UInt64) {
+            let head = ScopeTable.store(scope.record).pointee.dependencies.base[index]
+            return (head.object, head.mask)
+        }
+
+        /// `kairo-unstable`'s shape: the body reads `source`, then `double` or `inverse` by turns.
+        /// Each run leaves two dependencies, the second the object it read, with one slot in it and
+        /// none left in the other; only a write of what the last run read tells the scope.
+        @Test func aChangingLastDependencyTakesItsPlace() {
+            let (source, double, inverse) = (Row(), Row(), Row())
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            var told = 0
+            for round in 0..<6 {
+                let (now, other) = round % 2 == 0 ? (double, inverse) : (inverse, double)
+                var displaced = false
+                _ = scope.run {
+                    let sum = (0..<20).reduce(source.read(0)) { sum, _ in sum + source.read(0) + now.read(0) }
+                    displaced = Self.displacing
+                    return sum
+                }
+                // (The first run has no dependency to displace.)
+                #expect(displaced == (round > 0))
+                #expect(scope.dependencyCount == 2)
+                #expect(scope.holeCount == 0)
+                #expect(Self.dependency(scope, 1).object == Unmanaged.passUnretained(now).toOpaque())
+                #expect(Self.dependency(scope, 1).mask == 1)
+                #expect((now.slots(of: scope), other.slots(of: scope), source.slots(of: scope)) == (1, 0, 1))
+                other.write(0, round)
+                #expect(observer.count == told)
+                now.write(0, round)
+                told += 1
+                #expect(observer.count == told)
+            }
+            scope.cancel()
+        }
+
+        /// A write of the new dependency by another thread after its first read, while the body
+        /// still runs: no slot watched it then, so only the install's re-check at the run's end,
+        /// against the version the first read loaded, can tell the scope (once). With no write,
+        /// nothing is told until one comes.
+        @Test(arguments: [false, true])
+        func aWriteAfterTheNewReadIsToldWhenTheRunEnds(writeDuringTheRun: Bool) {
+            let (source, old, new) = (Row(), Row(), Row())
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            _ = scope.run { source.read(0) + old.read(0) }
+            _ = scope.run {
+                let value = source.read(0) + new.read(0)
+                if writeDuringTheRun { Self.writeElsewhere(new, 0, 7) }
+                return value + new.read(0)
+            }
+            #expect(observer.count == (writeDuringTheRun ? 1 : 0))
+            #expect(!scope.isArmed == writeDuringTheRun)
+            if !writeDuringTheRun {
+                new.write(0, 8)
+                #expect(observer.count == 1)
+            }
+            scope.cancel()
+        }
+
+        /// The new dependency's further property, read after another thread wrote the first one:
+        /// the run read the first property's old value, so the scope must be told. A later read that
+        /// loaded the write word again (as for a kept dependency's new property) would re-check
+        /// against the newer version and lose the write. After a run with no such write, both
+        /// properties are watched and a third is not.
+        @Test(arguments: [false, true])
+        func aFurtherPropertyOfTheNewDependencyKeepsItsFirstVersion(writeBetweenTheReads: Bool) {
+            let (source, old, new) = (Row(), Row(), Row())
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            _ = scope.run { source.read(0) + old.read(0) }
+            _ = scope.run {
+                let value = source.read(0) + new.read(0)
+                if writeBetweenTheReads { Self.writeElsewhere(new, 0, 7) }
+                return value + new.read(1)
+            }
+            #expect(observer.count == (writeBetweenTheReads ? 1 : 0))
+            if !writeBetweenTheReads {
+                #expect(Self.dependency(scope, 1).mask == 0b11)
+                #expect(new.slots(of: scope) == 1)
+                new.write(2, 1)
+                #expect(observer.count == 0)
+                new.write(1, 1)
+                #expect(observer.count == 1)
+            }
+            scope.cancel()
+        }
+
+        /// The new dependency read while another thread's write of it is in flight (begun, watched
+        /// by another scope, not yet stored): the run read the old value, and no slot of this scope
+        /// watched the object when the write began, so it is installed straddling and the write's
+        /// end tells the scope. Installed plainly, the scope would stay armed on the old value.
+        @Test func aNewReadDuringAWriteInFlightIsToldWhenItEnds() {
+            let fixture = KeptRowWithAWriteInFlight()
+            let (source, old) = (Row(), Row())
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            _ = scope.run { source.read(0) + old.read(0) }
+            #expect(scope.run { source.read(0) + fixture.row.read(1) } == 0)  // the write has not stored yet
+            #expect(observer.count == 0 && scope.isArmed)
+            fixture.endWrite(storing: 7)
+            #expect(observer.count == 1, "the scope read the old value and must hear of the store")
+            #expect(scope.run { source.read(0) + fixture.row.read(1) } == 7)
+            fixture.row.write(1, 8)
+            #expect(observer.count == 2)
+            scope.cancel()
+            fixture.scope.cancel()
+        }
+
+        /// The body's own write of the new dependency, after reading it, is not a change the run
+        /// missed (`_countOwnWrite` counts it in the new dependency's version): the scope stays
+        /// armed and is told only of a later write.
+        @Test func theBodysOwnWriteOfTheNewDependencyIsNotTold() {
+            let (source, old, new) = (Row(), Row(), Row())
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            _ = scope.run { source.read(0) + old.read(0) }
+            _ = scope.run {
+                let value = source.read(0) + new.read(0)
+                new.write(0, value + 1)
+                return value
+            }
+            #expect(observer.count == 0)
+            #expect(scope.isArmed)
+            new.write(0, 9)
+            #expect(observer.count == 1)
+            scope.cancel()
+        }
+
+        /// The displaced dependency read again later in the same run, and a second new object after
+        /// the first: both are entries, installed afresh, and watched after the run, as is the one
+        /// that took the last place. The displaced object's old slot is emptied and a new one
+        /// installed: one slot each.
+        @Test func theDisplacedObjectReadAgainAndASecondNewObjectAreWatched() {
+            let (source, old, new, newer) = (Row(), Row(), Row(), Row())
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            _ = scope.run { source.read(0) + old.read(0) }
+            _ = scope.run { source.read(0) + new.read(0) + old.read(0) + newer.read(0) }
+            #expect(scope.dependencyCount == 4)
+            #expect((source.slots(of: scope), old.slots(of: scope), new.slots(of: scope), newer.slots(of: scope)) == (1, 1, 1, 1))
+            for (i, row) in [old, new, newer].enumerated() {
+                row.write(0, 1)
+                #expect(observer.count == i + 1)
+                _ = scope.run { source.read(0) + new.read(0) + old.read(0) + newer.read(0) }
+                #expect(scope.dependencyCount == 4, "after the write of row \(i)")
+            }
+            scope.cancel()
+        }
+    }
+}
