@@ -301,6 +301,11 @@ final class _ScopeCore: @unchecked Sendable {
     @exclusivity(unchecked) var holes = 0
     /// Runs in a row that ended with holes left; after `holeRunLimit`, the next closes them up.
     @exclusivity(unchecked) var runsWithHoles = 0
+    /// In an outermost `LockedScope` run, whether a new read took the last dependency's place
+    /// (`displaceLast`, as the lock-free registrar's `TrackedObject._displaceLastDependency`), and
+    /// the dependency it displaced, dropped when the run ends (`settleDisplacement`).
+    @exclusivity(unchecked) var displacing = false
+    @exclusivity(unchecked) var displaced = _Dependency.hole
     /// A list update leaves holes instead of moving more than this many kept dependencies down.
     static let holeMoveLimit = 128
     static let holeRunLimit = 8
@@ -371,6 +376,7 @@ final class _ScopeCore: @unchecked Sendable {
             nextCount = 0
             cursor = 0
             reshaped = false
+            displacing = false
             notKeptCount = 0
             thread.pointee.run = Unmanaged.passUnretained(self).toOpaque()
             if keeping {
@@ -520,6 +526,10 @@ final class _ScopeCore: @unchecked Sendable {
         } else {
             // A new dependency: the scope holds the object until a run no longer reads it.
             _ = Unmanaged.passUnretained(object).retain()
+            if keeping && !displacing && cursor &+ 1 == depCount && deps[cursor].object != nil {
+                displaceLast(with: entry, bit, thread)
+                return
+            }
         }
         next[nextCount] = entry
         nextCount &+= 1
@@ -530,6 +540,45 @@ final class _ScopeCore: @unchecked Sendable {
         if object._entryHint.load(ordering: .relaxed) != nextCount {
             object._entryHint.store(nextCount, ordering: .relaxed)
         }
+    }
+
+    /// A new read at the last dependency, in an outermost `LockedScope` run, takes its place (a
+    /// body whose last dependency changes from run to run), as the lock-free registrar's
+    /// `TrackedObject._displaceLastDependency` does: the displaced dependency kept aside, with its
+    /// slot, until the run ends; the new one a kept dependency from its first read, marked for
+    /// installing (`position` -2) with the version that read loaded, so that its further reads
+    /// add properties (`addKeptRead`) without loading another, and the body's own writes of it are
+    /// counted (`countOwnWrite`). Once a run.
+    private func displaceLast(
+        with entry: _Dependency, _ bit: UInt64, _ thread: UnsafeMutablePointer<locked_tracking_thread>
+    ) {
+        displaced = deps[cursor]
+        var dependency = entry
+        dependency.read = bit
+        dependency.position = -2
+        dependency.head.settleLead()
+        deps[cursor] = dependency
+        displacing = true
+        cursor &+= 1
+        thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads + cursor)
+    }
+
+    /// After a run whose new read took the last dependency's place (`displaceLast`): the displaced
+    /// dependency dropped (its slot removed under its object's lock, its object released), the new
+    /// one installed with the properties the run read and re-checked under its lock. Returns
+    /// whether the re-check saw a change.
+    private func settleDisplacement(_ updates: inout Int) -> Bool {
+        watchedBits -= displaced.mask.nonzeroBitCount
+        drop(displaced)
+        displaced = _Dependency.hole
+        updates &+= 1
+        let last = depCount &- 1
+        var dependency = deps[last]
+        dependency.mask = dependency.read
+        let changed = install(&dependency, &updates)
+        deps[last] = dependency
+        watchedBits += dependency.mask.nonzeroBitCount
+        return changed
     }
 
     /// A further read of a dependency the cursor kept in this run (among the last few it passed),
@@ -611,8 +660,8 @@ final class _ScopeCore: @unchecked Sendable {
     func countOwnWrite(of object: LockedObject) {
         let raw = Unmanaged.passUnretained(object).toOpaque()
         for i in 0..<nextCount where next.rests[i].object == raw { next.rests[i].ownWrites &+= 1 }
-        // The kept dependencies whose version this run loaded (`readKeptAgain`).
-        if reshaped {
+        // The kept dependencies whose version this run loaded (`readKeptAgain`, `displaceLast`).
+        if reshaped || displacing {
             for i in 0..<depCount where deps.rests[i].object == raw && deps.rests[i].position == -2 {
                 deps.rests[i].ownWrites &+= 1
             }
@@ -649,6 +698,10 @@ final class _ScopeCore: @unchecked Sendable {
     /// (or takes its dependency's slot over) and re-checked under its object's lock, as `finish`
     /// does.
     private func finishKept(bitsRead: Int) {
+        if displacing {
+            finishKeptDisplacing(bitsRead: bitsRead)
+            return
+        }
         let kept = cursor
         if nextCount == 0 && kept == depCount && kept &+ bitsRead == watchedBits && !reshaped {
             lastRunSlotUpdates = 0
@@ -697,6 +750,19 @@ final class _ScopeCore: @unchecked Sendable {
         var changed = false
         for i in 0..<depCount where deps.rests[i].position == -2 && install(&deps[i], &updates) { changed = true }
         end(watchedBits: countWatchedBits(), updates: updates, changed: changed)
+    }
+
+    /// `finishKept` after a run whose new read took the last dependency's place: settled first
+    /// (`settleDisplacement`), then finished as any other run, the new dependency a kept one read
+    /// with exactly its properties; the scope is told if the new dependency's re-check saw a change.
+    @inline(never)
+    private func finishKeptDisplacing(bitsRead: Int) {
+        var updates = 0
+        let changed = settleDisplacement(&updates)
+        displacing = false
+        finishKept(bitsRead: bitsRead)
+        lastRunSlotUpdates &+= updates
+        if changed && claim() { runCallback() }
     }
 
     /// `finishKept` for a run that kept every dependency it read with exactly its watched
