@@ -20,6 +20,15 @@ extension RegistrarTests {
         /// Whether the calling thread's run has put a new dependency in its last one's place.
         static var displacing: Bool { tracking_thread_state()!.pointee.run.bitsRead >= RunReads.displacement }
 
+        /// Runs `scope` reading `source` then `old`, then again reading `source` then `new`, which
+        /// takes `old`'s place, and then `rest(new)` in the same body. Returns `new`.
+        static func displacingRun(_ scope: ReusableScope, then rest: (_ new: Row) -> Int) -> Row {
+            let (source, old, new) = (Row(), Row(), Row())
+            _ = scope.run { source.read(0) + old.read(0) }
+            _ = scope.run { source.read(0) + new.read(0) + rest(new) }
+            return new
+        }
+
         /// The scope's dependency at `index`: its object's address and its watched properties.
         static func dependency(_ scope: ReusableScope, _ index: Int) -> (object: UnsafeMutableRawPointer, mask: UInt64) {
             let head = ScopeTable.store(scope.record).pointee.dependencies.base[index]
@@ -64,14 +73,11 @@ extension RegistrarTests {
         /// nothing is told until one comes.
         @Test(arguments: [false, true])
         func aWriteAfterTheNewReadIsToldWhenTheRunEnds(writeDuringTheRun: Bool) {
-            let (source, old, new) = (Row(), Row(), Row())
             let observer = CountingObserver()
             let scope = ReusableScope(notifying: observer)
-            _ = scope.run { source.read(0) + old.read(0) }
-            _ = scope.run {
-                let value = source.read(0) + new.read(0)
+            let new = Self.displacingRun(scope) { new in
                 if writeDuringTheRun { Self.writeElsewhere(new, 0, 7) }
-                return value + new.read(0)
+                return new.read(0)
             }
             #expect(observer.count == (writeDuringTheRun ? 1 : 0))
             #expect(!scope.isArmed == writeDuringTheRun)
@@ -89,14 +95,11 @@ extension RegistrarTests {
         /// properties are watched and a third is not.
         @Test(arguments: [false, true])
         func aFurtherPropertyOfTheNewDependencyKeepsItsFirstVersion(writeBetweenTheReads: Bool) {
-            let (source, old, new) = (Row(), Row(), Row())
             let observer = CountingObserver()
             let scope = ReusableScope(notifying: observer)
-            _ = scope.run { source.read(0) + old.read(0) }
-            _ = scope.run {
-                let value = source.read(0) + new.read(0)
+            let new = Self.displacingRun(scope) { new in
                 if writeBetweenTheReads { Self.writeElsewhere(new, 0, 7) }
-                return value + new.read(1)
+                return new.read(1)
             }
             #expect(observer.count == (writeBetweenTheReads ? 1 : 0))
             if !writeBetweenTheReads {
@@ -135,14 +138,11 @@ extension RegistrarTests {
         /// missed (`_countOwnWrite` counts it in the new dependency's version): the scope stays
         /// armed and is told only of a later write.
         @Test func theBodysOwnWriteOfTheNewDependencyIsNotTold() {
-            let (source, old, new) = (Row(), Row(), Row())
             let observer = CountingObserver()
             let scope = ReusableScope(notifying: observer)
-            _ = scope.run { source.read(0) + old.read(0) }
-            _ = scope.run {
-                let value = source.read(0) + new.read(0)
-                new.write(0, value + 1)
-                return value
+            let new = Self.displacingRun(scope) { new in
+                new.write(0, 1)
+                return 0
             }
             #expect(observer.count == 0)
             #expect(scope.isArmed)

@@ -12,6 +12,15 @@ import Testing
     /// Whether `scope`'s running run has put a new dependency in its last one's place.
     static func displacing(_ scope: LockedScope) -> Bool { scope.handle.core.displacing }
 
+    /// Runs `scope` reading `source` then `old`, then again reading `source` then `new`, which
+    /// takes `old`'s place, and then `rest(new)` in the same body. Returns `new`.
+    static func displacingRun(_ scope: LockedScope, then rest: (_ new: Row) -> Int) -> Row {
+        let (source, old, new) = (Row(), Row(), Row())
+        _ = scope.run { source.read(0) + old.read(0) }
+        _ = scope.run { source.read(0) + new.read(0) + rest(new) }
+        return new
+    }
+
     /// The body reads `source`, then one of two objects by turns: two dependencies after each run,
     /// the second what it read, and only a write of that tells the scope.
     @Test func aChangingLastDependencyTakesItsPlace() {
@@ -43,14 +52,11 @@ import Testing
     /// runs: only the install's re-check at the run's end can tell the scope (once).
     @Test(arguments: [false, true])
     func aWriteAfterTheNewReadIsToldWhenTheRunEnds(writeDuringTheRun: Bool) {
-        let (source, old, new) = (Row(), Row(), Row())
         let probe = Probe()
         let scope = LockedScope(probe)
-        _ = scope.run { source.read(0) + old.read(0) }
-        _ = scope.run {
-            let value = source.read(0) + new.read(0)
+        let new = Self.displacingRun(scope) { new in
             if writeDuringTheRun { LockedLeadTests.writeElsewhere(new, 0, 7) }
-            return value + new.read(0)
+            return new.read(0)
         }
         #expect(probe.count == (writeDuringTheRun ? 1 : 0))
         if !writeDuringTheRun {
@@ -66,14 +72,11 @@ import Testing
     /// is not.
     @Test(arguments: [false, true])
     func aFurtherPropertyOfTheNewDependencyKeepsItsFirstVersion(writeBetweenTheReads: Bool) {
-        let (source, old, new) = (Row(), Row(), Row())
         let probe = Probe()
         let scope = LockedScope(probe)
-        _ = scope.run { source.read(0) + old.read(0) }
-        _ = scope.run {
-            let value = source.read(0) + new.read(0)
+        let new = Self.displacingRun(scope) { new in
             if writeBetweenTheReads { LockedLeadTests.writeElsewhere(new, 0, 7) }
-            return value + new.read(1)
+            return new.read(1)
         }
         #expect(probe.count == (writeBetweenTheReads ? 1 : 0))
         if !writeBetweenTheReads {
@@ -89,14 +92,11 @@ import Testing
     /// The body's own write of the new dependency is not a change the run missed: the scope is told
     /// only of a later write.
     @Test func theBodysOwnWriteOfTheNewDependencyIsNotTold() {
-        let (source, old, new) = (Row(), Row(), Row())
         let probe = Probe()
         let scope = LockedScope(probe)
-        _ = scope.run { source.read(0) + old.read(0) }
-        _ = scope.run {
-            let value = source.read(0) + new.read(0)
-            new.write(0, value + 1)
-            return value
+        let new = Self.displacingRun(scope) { new in
+            new.write(0, 1)
+            return 0
         }
         #expect(probe.count == 0)
         new.write(0, 9)
