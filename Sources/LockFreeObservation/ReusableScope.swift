@@ -377,11 +377,11 @@ public struct ReusableScope: Sendable, Hashable {
         let displaced = withUnsafeBytes(of: thread.pointee.displaced) { $0.load(as: Dependency.self) }
         clearSlots(of: displaced)
         var dependency = store.pointee.dependencies[index]
-        let straddling = WriteWord.inFlight(dependency.version) != 0
-        let changed = install(&dependency, mask: dependency.mask, straddling: straddling)
+        // Never straddling: no write was in flight at its first read (`_displaceLastDependency`).
+        let changed = install(&dependency, mask: dependency.mask, straddling: false)
         store.pointee.dependencies[index] = dependency
         store.pointee.watchedBits += dependency.mask.nonzeroBitCount - displaced.mask.nonzeroBitCount
-        store.pointee.straddling += (straddling ? 1 : 0) - (displaced.straddling ? 1 : 0)
+        store.pointee.straddling -= displaced.straddling ? 1 : 0
         Unmanaged<TrackedObject>.fromOpaque(displaced.object).release()
         return changed
     }

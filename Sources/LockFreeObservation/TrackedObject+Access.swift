@@ -273,8 +273,8 @@ extension TrackedObject {
     /// its write word is loaded now (seq_cst, as an entry's), the version its install re-checks at
     /// the run's end, so it needs no slots until then; its further reads, of this property or
     /// others, are the getter's and `readAgain`'s (which adds a property to its mask, the version
-    /// kept). Once a run, and never inside an enclosing scope's entries (`previous`). Returns
-    /// `false`, having changed nothing, otherwise.
+    /// kept). Once a run, and never inside an enclosing scope's entries (`previous`), nor during a
+    /// write in flight (see below). Returns `false`, having changed nothing, otherwise.
     @inline(never)
     final func _displaceLastDependency(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
         let index = DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
@@ -282,12 +282,20 @@ extension TrackedObject {
         else { return false }
         let head = DependencyHead.at(thread.pointee.run.cursor)
         guard !head.pointee.isHole else { return false }
+        // Acquire and seq_cst as in `_appendAccess`: before the caller reads the value.
+        let writes = _writes.load(ordering: .sequentiallyConsistent)
+        // A write in flight: the read may see the value it replaces, and only the write's end,
+        // through a straddling slot, would tell the scope. The reconciliation rewrites a kept
+        // dependency's straddling slots with its write word loaded again, which is sound only for
+        // reads the getter kept with no write in flight; this one was not, so it makes an entry,
+        // installed straddling once (`dependencyOf`). (Displaced here, the rewrite emptied the
+        // straddling slot between the write's end and its scan for straddlers: a lost change,
+        // found by `concurrentViewsNeverMissAChange` with schedule points.)
+        guard WriteWord.inFlight(writes) == 0 else { return false }
         let rest = head.rest(thread)
         let displaced = Dependency(head: head.pointee, rest: rest.pointee)
         withUnsafeMutableBytes(of: &thread.pointee.displaced) { $0.storeBytes(of: displaced, as: Dependency.self) }
         let bit: UInt64 = 1 << UInt64(property & 63)
-        // Acquire and seq_cst as in `_appendAccess`: before the caller reads the value.
-        let writes = _writes.load(ordering: .sequentiallyConsistent)
         // The scope's reference, as a dependency's (`ReusableScope.settleDisplacement` installs it).
         let me = Unmanaged.passRetained(self).toOpaque()
         let dependency = Dependency(

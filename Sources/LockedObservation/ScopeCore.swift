@@ -526,7 +526,10 @@ final class _ScopeCore: @unchecked Sendable {
         } else {
             // A new dependency: the scope holds the object until a run no longer reads it.
             _ = Unmanaged.passUnretained(object).retain()
-            if keeping && !displacing && cursor &+ 1 == depCount && deps[cursor].object != nil {
+            // Not during a write in flight (as the lock-free registrar's `_displaceLastDependency`):
+            // such a read is an entry, its slot marked straddling at its install.
+            if keeping && !displacing && cursor &+ 1 == depCount && deps[cursor].object != nil
+                && VersionWord.inFlight(version) == 0 {
                 displaceLast(with: entry, bit, thread)
                 return
             }
@@ -548,7 +551,7 @@ final class _ScopeCore: @unchecked Sendable {
     /// slot, until the run ends; the new one a kept dependency from its first read, marked for
     /// installing (`position` -2) with the version that read loaded, so that its further reads
     /// add properties (`addKeptRead`) without loading another, and the body's own writes of it are
-    /// counted (`countOwnWrite`). Once a run.
+    /// counted (`countOwnWrite`). Once a run, and never during a write in flight.
     private func displaceLast(
         with entry: _Dependency, _ bit: UInt64, _ thread: UnsafeMutablePointer<locked_tracking_thread>
     ) {
