@@ -83,7 +83,7 @@ public struct ReusableScope: Sendable, Hashable {
         tracking_run(
             dependencies: tracking_no_dependencies_address(), cursor: tracking_no_dependencies_address(), dependencyCount: 0,
             cursorDepth: 0, bitsRead: 0,
-            reshaped: 0, skipCount: 0, restOffset: 0)
+            reshaped: 0, skipCount: 0, restOffset: 0, heldCursor: nil)
     }
 
     /// Whether the last run's dependencies are watched: the scope has run, has not been told of a
@@ -134,11 +134,22 @@ public struct ReusableScope: Sendable, Hashable {
                 dependencies: store.pointee.dependencies.base, cursor: UnsafeMutableRawPointer(store.pointee.dependencies.base),
                 dependencyCount: store.pointee.count,
                 cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0,
-                restOffset: store.pointee.dependencies.restOffset)
+                restOffset: store.pointee.dependencies.restOffset, heldCursor: nil)
             : Self.noRun
+        // An observed write in flight now may have scanned the slots before the scope was armed,
+        // and store after a kept read: the getters must then look at each object's write word.
+        // They do not (`TrackedObject._keepReadInline`); so the cursor is held away from them and
+        // every read takes the checked path (`_trackingRecordAccess`). With none in flight, a
+        // write that begins later counts itself (seq_cst) after this load, so its scan comes after
+        // the arming and finds the scope armed: it notifies it (see `TrackedObject._writes`).
+        if outermost && _slowPath(tracking_observed_writes_are_in_flight()) {
+            thread.pointee.run.heldCursor = thread.pointee.run.cursor
+            thread.pointee.run.cursor = UnsafeMutableRawPointer(mutating: tracking_no_dependencies_address())
+        }
 
         func finish() {
-            let run = thread.pointee.run
+            var run = thread.pointee.run
+            if let held = run.heldCursor { run.cursor = held }
             thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
             // (A run whose new read took the last dependency's place fails this: see `RunReads.displacement`.)
             if Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
@@ -580,10 +591,10 @@ public struct ReusableScope: Sendable, Hashable {
             }
             state = ScopeState(raw: seen)
         }
-        // seq_cst fence, armed or not: a getter's inline keep loads the write word with acquire
-        // only (`TrackedObject._keepReadInline`). A writer's count (seq_cst) that comes before
-        // this fence is seen by those loads; one that comes after it comes after the arming too,
-        // so the writer's state load sees the scope armed.
+        // seq_cst fence, armed or not: a getter's inline keep loads nothing of the object but the
+        // value (`TrackedObject._keepReadInline`). The run then loads the count of observed writes
+        // in flight (seq_cst, `run`): a write counted after that load scans after the arming, and
+        // its state load sees the scope armed.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         _schedulePoint()
     }

@@ -63,18 +63,12 @@ extension TrackedObject {
         let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
         if _fastPath(next.pointee.key == leadKey)
             && (lead < DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
-            let inFlight = withUnsafePointer(to: _writes) {
-                #if PLAIN_ACQUIRE_LOADS
-                tracking_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
-                #else
-                tracking_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
-                #endif
-            }
-            guard _fastPath(!inFlight) else { return false }
-            // Covered by the installed slots: no version (see `Dependency.version`).
+            // Covered by the installed slots: no version (see `Dependency.version`), and no look
+            // at the write word: no observed write was in flight when the run began, or the
+            // cursor would be held away (`tracking_run.heldCursor`).
             next.pointee.read = bit
             tracking_current.run.cursor = UnsafeMutableRawPointer(next + 1)
-            // The window between the write word and the caller's load of the value.
+            // The window between the run's arming and the caller's load of the value.
             _schedulePoint()
             return true
         }
@@ -398,8 +392,24 @@ extension TrackedObject {
 @usableFromInline @_effects(releasenone)
 func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
     let thread = tracking_thread_state().unsafelyUnwrapped
+    if _slowPath(thread.pointee.run.heldCursor != nil) {
+        _trackingRecordHeldAccess(object, property, thread)
+        return
+    }
     if object._recordRepeatedAccess(property, thread) { return }
     _trackingRecordAccessSlow(object, property)
+}
+
+/// A read in a run whose cursor is held away from the getters (`tracking_run.heldCursor`): the
+/// cursor is put back for the read, which takes the paths that look at the write word, and held
+/// again after it.
+@inline(never) @_effects(releasenone)
+func _trackingRecordHeldAccess(_ object: TrackedObject, _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
+    let shown = thread.pointee.run.cursor
+    thread.pointee.run.cursor = thread.pointee.run.heldCursor
+    if !object._recordRepeatedAccess(property, thread) { object._recordAccess(property, thread) }
+    thread.pointee.run.heldCursor = thread.pointee.run.cursor
+    thread.pointee.run.cursor = shown
 }
 
 @inline(never) @_effects(releasenone)

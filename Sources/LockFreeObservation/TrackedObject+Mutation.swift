@@ -51,6 +51,7 @@ extension TrackedObject {
             if _slowPath(old & WriteWord.straddled != 0) {
                 TrackedObject._notifyStraddlers(Unmanaged.passUnretained(self).toOpaque(), of: mutation.property)
             }
+            tracking_observed_write_ends()
             return
         }
         // seq_cst: the writer's half of the Dekker pair with `TrackingScope.install`: the count
@@ -86,6 +87,7 @@ extension TrackedObject {
     final func _beginObservedWrite(of property: Int) {
         // seq_cst: the writer's half of the Dekker pair with `TrackingScope.install` (see
         // `_writes`); the scan's slot loads are seq_cst too.
+        tracking_observed_write_begins()
         _ = _writes.wrappingAdd(WriteWord.begin, ordering: .sequentiallyConsistent)
         _schedulePoint()
         _scanObservers(of: property, straddlersOnly: false)
@@ -113,7 +115,8 @@ extension TrackedObject {
         }
         // The running reusable scope's kept dependencies read so far.
         if thread.pointee.run.cursorDepth != 0 {
-            for i in 0..<DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) {
+            let cursor = thread.pointee.run.heldCursor ?? thread.pointee.run.cursor
+            for i in 0..<DependencyHead.index(cursor, in: thread.pointee.run.dependencies) {
                 let dependency = DependencyHead.at(thread.pointee.run.dependencies, i)
                 if dependency.pointee.object == me && dependency.pointee.read != 0 { dependency.rest(thread).pointee.ownWrites &+= 1 }
             }

@@ -51,6 +51,7 @@ typedef struct tracking_run {
     intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
     intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
     intptr_t restOffset;      ///< Bytes from a dependency to the rest of it (`DependencyBuffer.restOffset`).
+    void *heldCursor;         ///< In a run that began with an observed write in flight: the cursor, held away from the getters (`cursor` is then `tracking_no_dependencies_address()`); otherwise null. See `ReusableScope.run`.
 } tracking_run;
 
 /// The outermost one-shot scope open on this thread that installs each object's slots at its
@@ -137,6 +138,31 @@ extern _Thread_local tracking_thread tracking_current __attribute__((tls_model("
 /// The calling thread's tracking state.
 static inline __attribute__((always_inline)) tracking_thread *tracking_thread_state(void) {
     return &tracking_current;
+}
+
+/// Observed writes in flight in the process: `TrackedObject._beginObservedWrite` adds one before its
+/// write word's increment, `didMutate` takes it away after the write's end (see `_writes`). A
+/// reusable scope's run loads it once, after arming (`ReusableScope.run`): while it is 0 a kept read
+/// needs no look at its object's write word. Word 0; the rest pads its lines.
+extern uint64_t tracking_observed_writes_in_flight[16];
+
+/// One more observed write in flight (seq_cst: before the writer's scan, in the single total order).
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+void tracking_observed_write_begins(void) {
+    __atomic_fetch_add(&tracking_observed_writes_in_flight[0], 1, __ATOMIC_SEQ_CST);
+}
+
+/// One observed write fewer in flight, after its store and its end (release: a run that loads the
+/// count after this sees the store).
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+void tracking_observed_write_ends(void) {
+    __atomic_fetch_sub(&tracking_observed_writes_in_flight[0], 1, __ATOMIC_RELEASE);
+}
+
+/// Whether any observed write is in flight (seq_cst: after the run's arming, in the single total order).
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+_Bool tracking_observed_writes_are_in_flight(void) {
+    return __atomic_load_n(&tracking_observed_writes_in_flight[0], __ATOMIC_SEQ_CST) != 0;
 }
 
 /// Whether an object's write word (`TrackedObject._writes`) counts a write in flight
