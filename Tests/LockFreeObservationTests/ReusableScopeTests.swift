@@ -387,6 +387,35 @@ extension RegistrarTests {
             scope.cancel()
         }
 
+        /// A run that begins while an observed write of another object is in flight holds its
+        /// cursor away from the getters (`tracking_run.heldCursor`): every read takes the checked
+        /// path, yet the run keeps what it kept (no slot rewritten), repeated and new reads
+        /// included, and the runs after the write's end keep them inline again.
+        @Test func aRunBegunDuringAnotherObjectsWriteKeepsItsDependencies() {
+            let fixture = KeptRowWithAWriteInFlight()  // its row's write stays in flight
+            let (row, other) = (Row(), Row())
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(0) + row.read(1) + other.read(3) } }
+            #expect(row.slots(of: scope) == 1 && other.slots(of: scope) == 1)
+            let added = Row()
+            let seen = scope.run { row.read(0) + row.read(1) + row.read(0) + other.read(3) + added.read(0) }
+            #expect(seen == 0)
+            #expect(observer.count == 0 && scope.isArmed, "nothing changed")
+            #expect(scope.dependencyCount == 3)
+            #expect(row.slots(of: scope) == 1 && other.slots(of: scope) == 1 && added.slots(of: scope) == 1)
+            fixture.endWrite(storing: 7)
+            #expect(scope.run { row.read(0) + row.read(1) + other.read(3) + added.read(0) } == 0)
+            #expect(scope.dependencyCount == 3 && observer.count == 0)
+            added.write(0, 5)
+            #expect(observer.count == 1, "the dependency added while the cursor was held is watched")
+            #expect(scope.run { row.read(0) + row.read(1) + other.read(3) + added.read(0) } == 5)
+            other.write(3, 1)
+            #expect(observer.count == 2)
+            scope.cancel()
+            fixture.scope.cancel()
+        }
+
         /// A run's read outside the installed slots (property 2, after property 1 was kept inline):
         /// the slots do not watch it, so a write made after it and before the run ends is found
         /// only by the re-check, against the write word loaded at that read
