@@ -404,6 +404,13 @@ extension RegistrarTests {
             #expect(observer.count == 0 && scope.isArmed, "nothing changed")
             #expect(scope.dependencyCount == 3)
             #expect(row.slots(of: scope) == 1 && other.slots(of: scope) == 1 && added.slots(of: scope) == 1)
+            // The run's own write of what it read, counted against the held cursor's reads.
+            let own = scope.run {
+                let value = other.read(3)
+                other.write(3, value)
+                return row.read(0) + row.read(1) + other.read(3) + added.read(0)
+            }
+            #expect(own == 0 && observer.count == 0 && scope.isArmed, "the run's own write is not a change it missed")
             fixture.endWrite(storing: 7)
             #expect(scope.run { row.read(0) + row.read(1) + other.read(3) + added.read(0) } == 0)
             #expect(scope.dependencyCount == 3 && observer.count == 0)
