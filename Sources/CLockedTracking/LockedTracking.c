@@ -8,6 +8,9 @@ uintptr_t locked_no_dependencies_region[24] = {
 };
 
 // Each thread starts outside any run: its cursor at the sentinel.
+// The count in word 0; the rest pads its line and the next.
+__attribute__((aligned(128))) uint64_t locked_observed_writes_in_flight[16] = {0};
+
 _Thread_local locked_tracking_thread locked_tracking_current __attribute__((tls_model("initial-exec"))) = {
     .cursor = &locked_no_dependencies_region[LOCKED_NO_DEPENDENCIES_OFFSET],
     .dependencies = &locked_no_dependencies_region[LOCKED_NO_DEPENDENCIES_OFFSET],

@@ -41,14 +41,8 @@ extension LockedObject {
         let next = UnsafeMutablePointer<_DependencyHead>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
         if _fastPath(next.pointee.key == leadKey)
             && (lead < _DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
-            let inFlight = withUnsafePointer(to: _version) {
-                #if PLAIN_ACQUIRE_LOADS
-                locked_write_in_flight_plain(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
-                #else
-                locked_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self))
-                #endif
-            }
-            guard _fastPath(!inFlight) else { return false }
+            // No look at the version word: no observed write was in flight when the run began, or
+            // the cursor would be held away (`locked_tracking_thread.heldCursor`).
             next.pointee.read = bit
             locked_tracking_current.cursor = UnsafeMutableRawPointer(next + 1)
             return true
@@ -73,7 +67,16 @@ extension LockedObject {
 /// only retains (a new dependency), so the caller's object stays at +0.
 @usableFromInline @_effects(releasenone)
 func _lockedRecordAccess(_ object: LockedObject, _ property: Int) {
-    Unmanaged<_ScopeCore>.fromOpaque(locked_tracking_current.run.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+    let thread = locked_tracking_state().unsafelyUnwrapped
+    let held = thread.pointee.heldCursor
+    // A run whose cursor is held away from the getters: put back for the read, held again after.
+    let shown = thread.pointee.cursor
+    if _slowPath(held != nil) { thread.pointee.cursor = held }
+    Unmanaged<_ScopeCore>.fromOpaque(thread.pointee.run.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
         $0.record(object, property)
+    }
+    if _slowPath(held != nil) {
+        thread.pointee.heldCursor = thread.pointee.cursor
+        thread.pointee.cursor = shown
     }
 }

@@ -67,6 +67,8 @@ extension LockedObject {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let start = thread.pointee.pendingCount
         _observers.withLock { slots in
+            // Counted in flight for the runs about to begin (seq_cst, before the claim).
+            locked_observed_write_begins()
             // Under the lock, which orders it with every re-check; release for lock-free readers.
             _ = _version.wrappingAdd(VersionWord.begin, ordering: .sequentiallyConsistent)
             slots.claim(watchersOf: property, straddlersOnly: false, into: thread)
@@ -89,6 +91,8 @@ extension LockedObject {
                 if VersionWord.inFlight(old) == 1 { slots.clearStraddling() }
             }
         }
+        // After the store and the end (release: a run that loads the count after this sees both).
+        locked_observed_write_ends()
         _ScopeCore.runPending(thread, from: start)
     }
 

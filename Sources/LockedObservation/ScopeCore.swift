@@ -225,6 +225,7 @@ struct _RunFrame {
     let dependencies: UnsafeMutableRawPointer?
     let dependencyCount: Int
     let bitsRead: Int
+    let heldCursor: UnsafeMutableRawPointer?
 }
 
 /// A scope's shared state: its phase (atomic, claimed by writers), its callback, and its
@@ -352,7 +353,8 @@ final class _ScopeCore: @unchecked Sendable {
         let saved = thread.pointee.run
         var frame = _RunFrame(
             saved: saved, cursor: thread.pointee.cursor, dependencies: thread.pointee.dependencies,
-            dependencyCount: thread.pointee.dependencyCount, bitsRead: thread.pointee.bitsRead)
+            dependencyCount: thread.pointee.dependencyCount, bitsRead: thread.pointee.bitsRead,
+            heldCursor: thread.pointee.heldCursor)
         let keeping = saved == nil && !closesWhenFired
         var current = phase.load(ordering: .relaxed)
         while current != Phase.closed.rawValue {
@@ -368,8 +370,9 @@ final class _ScopeCore: @unchecked Sendable {
                     continue
                 }
             }
-            // The reads' version tests are acquire loads: a seq_cst fence orders them after the
-            // arming in the total order the writer's claim is in (as `ReusableScope.arm` ends).
+            // A seq_cst fence orders the reads after the arming, and the load of the writes in
+            // flight after it, in the total order the writer's count and claim are in (as
+            // `ReusableScope.arm` ends).
             if keeping { atomicMemoryFence(ordering: .sequentiallyConsistent) }
             frame.tracking = true
             frame.keeping = keeping
@@ -386,10 +389,19 @@ final class _ScopeCore: @unchecked Sendable {
                 thread.pointee.dependencies = UnsafeMutableRawPointer(deps.heads)
                 thread.pointee.dependencyCount = depCount
                 thread.pointee.bitsRead = 0
+                thread.pointee.heldCursor = nil
+                // A write in flight now may have claimed before the arming and store after a kept
+                // read, which the getters no longer test for: hold the cursor away from them, so
+                // that every read is recorded (`_lockedRecordAccess`), as the lock-free registrar does.
+                if _slowPath(locked_observed_writes_are_in_flight()) {
+                    thread.pointee.heldCursor = thread.pointee.cursor
+                    thread.pointee.cursor = locked_no_dependencies_address()
+                }
             } else {
                 // A nested run's cursor is not the enclosing one's: the getters keep nothing.
                 thread.pointee.cursor = locked_no_dependencies_address()
                 thread.pointee.dependencyCount = 0
+                thread.pointee.heldCursor = nil
             }
             return frame
         }
@@ -404,7 +416,8 @@ final class _ScopeCore: @unchecked Sendable {
         guard frame.tracking else { return }
         let thread = locked_tracking_state().unsafelyUnwrapped
         if frame.keeping {
-            cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
+            let at = thread.pointee.heldCursor ?? thread.pointee.cursor.unsafelyUnwrapped
+            cursor = (at - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
             let bitsRead = thread.pointee.bitsRead
             runner.store(0, ordering: .relaxed)
             restore(frame, thread)
@@ -427,6 +440,7 @@ final class _ScopeCore: @unchecked Sendable {
         thread.pointee.dependencies = frame.dependencies
         thread.pointee.dependencyCount = frame.dependencyCount
         thread.pointee.bitsRead = frame.bitsRead
+        thread.pointee.heldCursor = frame.heldCursor
     }
 
     /// Whether the running run is an outermost `LockedScope` run (its cursor is the thread's).

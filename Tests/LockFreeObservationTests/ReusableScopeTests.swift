@@ -406,14 +406,17 @@ extension RegistrarTests {
             #expect(row.slots(of: scope) == 1 && other.slots(of: scope) == 1 && added.slots(of: scope) == 1)
             // The run's own write of what it read, counted against the held cursor's reads.
             let own = scope.run {
+                let first = row.read(0) + row.read(1)
                 let value = other.read(3)
                 other.write(3, value)
-                return row.read(0) + row.read(1) + other.read(3) + added.read(0)
+                return first + other.read(3) + added.read(0)
             }
             #expect(own == 0 && observer.count == 0 && scope.isArmed, "the run's own write is not a change it missed")
             fixture.endWrite(storing: 7)
+            let before = (row.slots(of: scope), other.slots(of: scope), added.slots(of: scope))
             #expect(scope.run { row.read(0) + row.read(1) + other.read(3) + added.read(0) } == 0)
             #expect(scope.dependencyCount == 3 && observer.count == 0)
+            #expect((row.slots(of: scope), other.slots(of: scope), added.slots(of: scope)) == before)
             added.write(0, 5)
             #expect(observer.count == 1, "the dependency added while the cursor was held is watched")
             #expect(scope.run { row.read(0) + row.read(1) + other.read(3) + added.read(0) } == 5)

@@ -136,6 +136,48 @@ import Testing
         scope.cancel()
     }
 
+    /// A run that begins while an observed write of another object is in flight holds its cursor
+    /// away from the getters (`locked_tracking_thread.heldCursor`): every read is recorded, yet
+    /// the run keeps what it kept (only the new dependency's slot is written), its own write
+    /// included, and the runs after the write's end keep them inline again.
+    @Test func aRunBegunDuringAnotherObjectsWriteKeepsItsDependencies() {
+        final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
+        func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+            let done = DispatchSemaphore(value: 0)
+            Thread { body(); done.signal() }.start()
+            done.wait()
+        }
+        let busy = Counter()
+        let watcher = LockedScope(Probe())
+        _ = watcher.run { busy.value }
+        let pending = Pending()
+        onAnotherThread { [busy] in pending.mutation = busy.willMutate(0) }  // stays in flight
+        let (a, b, c) = (Counter(), Counter(), Counter())
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        for _ in 0..<2 { _ = scope.run { a.value + a.label.count + b.value } }
+        #expect(scope.run { a.value + a.label.count + a.value + b.value + c.value } == 0)
+        #expect(probe.count == 0 && scope.dependencyCount == 3)
+        #expect(scope.lastRunSlotUpdates == 1, "only the new dependency's slot is written")
+        let own = scope.run {
+            let first = a.value + a.label.count
+            let value = b.value
+            b.value = value
+            return first + b.value + c.value
+        }
+        #expect(own == 0 && probe.count == 0, "the run's own write is not a change it missed")
+        onAnotherThread { [busy] in busy.didMutate(pending.mutation!) }
+        #expect(scope.run { a.value + a.label.count + b.value + c.value } == 0)
+        #expect(scope.lastRunSlotUpdates == 0 && scope.dependencyCount == 3 && probe.count == 0)
+        c.value = 5
+        #expect(probe.count == 1, "the dependency added while the cursor was held is watched")
+        #expect(scope.run { a.value + a.label.count + b.value + c.value } == 5)
+        b.value = 1
+        #expect(probe.count == 2)
+        scope.cancel()
+        watcher.cancel()
+    }
+
     /// A run that reads a kept dependency again, further on, with a property its slot does not
     /// watch: the slot is widened, and a write of that property tells the scope.
     @Test func aKeptDependencyReadLaterWithANewPropertyWatchesIt() {

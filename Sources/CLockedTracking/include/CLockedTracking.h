@@ -21,6 +21,7 @@ typedef struct locked_tracking_thread {
     void *dependencies;       ///< The list the cursor walks, or `locked_no_dependencies_address()`.
     intptr_t dependencyCount; ///< Its length: 0 outside an outermost `LockedScope` run.
     intptr_t bitsRead;        ///< Properties the run read of kept dependencies beyond one per dependency kept.
+    void *heldCursor;         ///< In a run that began with an observed write in flight: the cursor, held away from the getters (`cursor` is then the sentinel); otherwise null. As the lock-free registrar's `tracking_run.heldCursor`.
 } locked_tracking_thread;
 
 /// The key no dependency has (`_Dependency.key`), that the sentinels hold.
@@ -40,6 +41,26 @@ extern _Thread_local locked_tracking_thread locked_tracking_current __attribute_
 /// The calling thread's state.
 static inline __attribute__((always_inline)) locked_tracking_thread *locked_tracking_state(void) {
     return &locked_tracking_current;
+}
+
+/// Observed writes in flight in the process, as the lock-free registrar's
+/// `tracking_observed_writes_in_flight`: counted under the object's lock before its version word's
+/// increment, uncounted after its end. Word 0; the rest pads its lines.
+extern uint64_t locked_observed_writes_in_flight[16];
+
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+void locked_observed_write_begins(void) {
+    __atomic_fetch_add(&locked_observed_writes_in_flight[0], 1, __ATOMIC_SEQ_CST);
+}
+
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+void locked_observed_write_ends(void) {
+    __atomic_fetch_sub(&locked_observed_writes_in_flight[0], 1, __ATOMIC_RELEASE);
+}
+
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+_Bool locked_observed_writes_are_in_flight(void) {
+    return __atomic_load_n(&locked_observed_writes_in_flight[0], __ATOMIC_SEQ_CST) != 0;
 }
 
 /// Whether an object's version word (`LockedObject._version`) counts a write in flight, loaded with
