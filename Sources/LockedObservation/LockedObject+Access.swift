@@ -67,16 +67,7 @@ extension LockedObject {
 /// only retains (a new dependency), so the caller's object stays at +0.
 @usableFromInline @_effects(releasenone)
 func _lockedRecordAccess(_ object: LockedObject, _ property: Int) {
-    let thread = locked_tracking_state().unsafelyUnwrapped
-    let held = thread.pointee.heldCursor
-    // A run whose cursor is held away from the getters: put back for the read, held again after.
-    let shown = thread.pointee.cursor
-    if _slowPath(held != nil) { thread.pointee.cursor = held }
-    Unmanaged<_ScopeCore>.fromOpaque(thread.pointee.run.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+    Unmanaged<_ScopeCore>.fromOpaque(locked_tracking_current.run.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
         $0.record(object, property)
-    }
-    if _slowPath(held != nil) {
-        thread.pointee.heldCursor = thread.pointee.cursor
-        thread.pointee.cursor = shown
     }
 }

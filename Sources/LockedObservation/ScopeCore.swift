@@ -416,8 +416,7 @@ final class _ScopeCore: @unchecked Sendable {
         guard frame.tracking else { return }
         let thread = locked_tracking_state().unsafelyUnwrapped
         if frame.keeping {
-            let at = thread.pointee.heldCursor ?? thread.pointee.cursor.unsafelyUnwrapped
-            cursor = (at - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
+            cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
             let bitsRead = thread.pointee.bitsRead
             runner.store(0, ordering: .relaxed)
             restore(frame, thread)
@@ -441,6 +440,20 @@ final class _ScopeCore: @unchecked Sendable {
         thread.pointee.dependencyCount = frame.dependencyCount
         thread.pointee.bitsRead = frame.bitsRead
         thread.pointee.heldCursor = frame.heldCursor
+    }
+
+    /// The running outermost run's cursor: the thread's, or the one held away from the getters
+    /// (`locked_tracking_thread.heldCursor`).
+    private static func runCursor(_ thread: UnsafeMutablePointer<locked_tracking_thread>) -> UnsafeMutableRawPointer {
+        thread.pointee.heldCursor ?? thread.pointee.cursor.unsafelyUnwrapped
+    }
+
+    private static func setRunCursor(_ thread: UnsafeMutablePointer<locked_tracking_thread>, _ cursor: UnsafeMutableRawPointer) {
+        if thread.pointee.heldCursor != nil {
+            thread.pointee.heldCursor = cursor
+        } else {
+            thread.pointee.cursor = cursor
+        }
     }
 
     /// Whether the running run is an outermost `LockedScope` run (its cursor is the thread's).
@@ -507,14 +520,14 @@ final class _ScopeCore: @unchecked Sendable {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let keeping = thread.pointee.run == Unmanaged.passUnretained(self).toOpaque() && isKeeping
         if keeping {
-            cursor = (thread.pointee.cursor.unsafelyUnwrapped - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
+            cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
             if cursor < depCount && deps[cursor].isHole {
                 // Holes are passed as dependencies not kept, and the read matched after them.
                 repeat {
                     noteNotKept(cursor)
                     cursor &+= 1
                 } while cursor < depCount && deps[cursor].isHole
-                thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads + cursor)
+                Self.setRunCursor(thread, UnsafeMutableRawPointer(deps.heads + cursor))
                 if object._keepReadInline(property) { return }
             }
             if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread) { return }
@@ -551,7 +564,7 @@ final class _ScopeCore: @unchecked Sendable {
         next[nextCount] = entry
         nextCount &+= 1
         if keeping {
-            thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads + cursor)
+            Self.setRunCursor(thread, UnsafeMutableRawPointer(deps.heads + cursor))
         }
         // Written only when it moves: a run whose dependencies stay in place writes nothing shared.
         if object._entryHint.load(ordering: .relaxed) != nextCount {
@@ -577,7 +590,7 @@ final class _ScopeCore: @unchecked Sendable {
         deps[cursor] = dependency
         displacing = true
         cursor &+= 1
-        thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads + cursor)
+        Self.setRunCursor(thread, UnsafeMutableRawPointer(deps.heads + cursor))
     }
 
     /// After a run whose new read took the last dependency's place (`displaceLast`): the displaced
