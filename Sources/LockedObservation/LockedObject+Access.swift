@@ -67,7 +67,19 @@ extension LockedObject {
 /// only retains (a new dependency), so the caller's object stays at +0.
 @usableFromInline @_effects(releasenone)
 func _lockedRecordAccess(_ object: LockedObject, _ property: Int) {
-    Unmanaged<_ScopeCore>.fromOpaque(locked_tracking_current.run.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+    let thread = locked_tracking_state().unsafelyUnwrapped
+    // A run whose cursor is held away from the getters: the getter's keep, with the version test
+    // it does not make, against the cursor put back for it.
+    if let held = thread.pointee.heldCursor,
+        !withUnsafePointer(to: object._version, { locked_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)) }) {
+        let shown = thread.pointee.cursor
+        thread.pointee.cursor = held
+        let kept = object._keepReadInline(property)
+        thread.pointee.heldCursor = thread.pointee.cursor
+        thread.pointee.cursor = shown
+        if kept { return }
+    }
+    Unmanaged<_ScopeCore>.fromOpaque(thread.pointee.run.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
         $0.record(object, property)
     }
 }
