@@ -83,7 +83,7 @@ public struct ReusableScope: Sendable, Hashable {
         tracking_run(
             dependencies: tracking_no_dependencies_address(), cursor: tracking_no_dependencies_address(), dependencyCount: 0,
             cursorDepth: 0, bitsRead: 0,
-            reshaped: 0, skipCount: 0, restOffset: 0, heldCursor: nil)
+            reshaped: 0, skipCount: 0, restOffset: 0)
     }
 
     /// Whether the last run's dependencies are watched: the scope has run, has not been told of a
@@ -134,7 +134,7 @@ public struct ReusableScope: Sendable, Hashable {
                 dependencies: store.pointee.dependencies.base, cursor: UnsafeMutableRawPointer(store.pointee.dependencies.base),
                 dependencyCount: store.pointee.count,
                 cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0,
-                restOffset: store.pointee.dependencies.restOffset, heldCursor: nil)
+                restOffset: store.pointee.dependencies.restOffset)
             : Self.noRun
         // An observed write in flight now may have scanned the slots before the scope was armed,
         // and store after a kept read: the getters must then look at each object's write word.
@@ -143,16 +143,18 @@ public struct ReusableScope: Sendable, Hashable {
         // write that begins later counts itself (seq_cst) after this load, so its scan comes after
         // the arming and finds the scope armed: it notifies it (see `TrackedObject._writes`).
         if outermost && _slowPath(tracking_observed_writes_are_in_flight()) {
-            thread.pointee.run.heldCursor = thread.pointee.run.cursor
+            thread.pointee.heldCursor = thread.pointee.run.cursor
             thread.pointee.run.cursor = UnsafeMutableRawPointer(mutating: tracking_no_dependencies_address())
         }
 
         func finish() {
             var run = thread.pointee.run
-            if let held = run.heldCursor { run.cursor = held }
             thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
-            // (A run whose new read took the last dependency's place fails this: see `RunReads.displacement`.)
-            if Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
+            // (A run whose new read took the last dependency's place fails this: see `RunReads.displacement`.
+            // So does a run whose cursor was held: it is at the sentinel.)
+            if Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store)
+                || outermost && Self.releaseHeldCursor(thread, into: &run)
+                    && Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
                 // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
                 scope.pointee.runner.store(0, ordering: .relaxed)
             } else {
@@ -395,6 +397,16 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.straddling -= displaced.straddling ? 1 : 0
         Unmanaged<TrackedObject>.fromOpaque(displaced.object).release()
         return changed
+    }
+
+    /// The end of an outermost run whose cursor was held away from the getters: puts the cursor
+    /// back into `run` and clears `tracking_thread.heldCursor`. Returns whether it was held.
+    @inline(never)
+    private static func releaseHeldCursor(_ thread: UnsafeMutablePointer<tracking_thread>, into run: inout tracking_run) -> Bool {
+        guard let held = thread.pointee.heldCursor else { return false }
+        run.cursor = held
+        thread.pointee.heldCursor = nil
+        return true
     }
 
     /// Whether a run read exactly what the last one did, in the same order: every kept dependency

@@ -65,7 +65,7 @@ extension TrackedObject {
             && (lead < DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
             // Covered by the installed slots: no version (see `Dependency.version`), and no look
             // at the write word: no observed write was in flight when the run began, or the
-            // cursor would be held away (`tracking_run.heldCursor`).
+            // cursor would be held away (`tracking_thread.heldCursor`).
             next.pointee.read = bit
             tracking_current.run.cursor = UnsafeMutableRawPointer(next + 1)
             // The window between the run's arming and the caller's load of the value.
@@ -146,7 +146,9 @@ extension TrackedObject {
             return entry.pointee.word == word | TRACKING_WORD_INSTALLED && entry.pointee.mask & bit != 0
                 && tracking_load_acquire(thread.pointee.atRead.watchedAddress) == thread.pointee.atRead.watched
         }
-        guard index < 0 && thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
+        // (Not while the cursor is held away: `run.cursor` is then the sentinel.)
+        guard index < 0 && thread.pointee.run.cursorDepth == thread.pointee.depth && thread.pointee.heldCursor == nil
+        else { return false }
         let dependency = DependencyHead.at(thread.pointee.run.dependencies, -1 &- index)
         return UInt(bitPattern: dependency) < UInt(bitPattern: thread.pointee.run.cursor.unsafelyUnwrapped)
             && dependency.pointee.baseKey == me | UInt(truncatingIfNeeded: word) &<< 48 && dependency.pointee.read & bit != 0
@@ -392,27 +394,30 @@ extension TrackedObject {
 @usableFromInline @_effects(releasenone)
 func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
     let thread = tracking_thread_state().unsafelyUnwrapped
-    if _slowPath(thread.pointee.run.heldCursor != nil) {
-        _trackingRecordHeldAccess(object, property, thread)
-        return
-    }
     if object._recordRepeatedAccess(property, thread) { return }
     _trackingRecordAccessSlow(object, property)
 }
 
-/// A read in a run whose cursor is held away from the getters (`tracking_run.heldCursor`): the
+/// A read in a run whose cursor is held away from the getters (`tracking_thread.heldCursor`): the
 /// cursor is put back for the read, which takes the paths that look at the write word, and held
-/// again after it.
+/// again after it. (Between reads, `_recordRepeatedAccess` declines a kept dependency's repeated
+/// read: it compares with `run.cursor`.)
 @inline(never) @_effects(releasenone)
 func _trackingRecordHeldAccess(_ object: TrackedObject, _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
     let shown = thread.pointee.run.cursor
-    thread.pointee.run.cursor = thread.pointee.run.heldCursor
+    thread.pointee.run.cursor = thread.pointee.heldCursor
+    thread.pointee.heldCursor = nil
     if !object._recordRepeatedAccess(property, thread) { object._recordAccess(property, thread) }
-    thread.pointee.run.heldCursor = thread.pointee.run.cursor
+    thread.pointee.heldCursor = thread.pointee.run.cursor
     thread.pointee.run.cursor = shown
 }
 
 @inline(never) @_effects(releasenone)
 func _trackingRecordAccessSlow(_ object: TrackedObject, _ property: Int) {
-    object._recordAccess(property, tracking_thread_state().unsafelyUnwrapped)
+    let thread = tracking_thread_state().unsafelyUnwrapped
+    if _slowPath(thread.pointee.heldCursor != nil) {
+        _trackingRecordHeldAccess(object, property, thread)
+        return
+    }
+    object._recordAccess(property, thread)
 }

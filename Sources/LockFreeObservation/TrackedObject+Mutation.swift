@@ -115,7 +115,7 @@ extension TrackedObject {
         }
         // The running reusable scope's kept dependencies read so far.
         if thread.pointee.run.cursorDepth != 0 {
-            let cursor = thread.pointee.run.heldCursor ?? thread.pointee.run.cursor
+            let cursor = thread.pointee.heldCursor ?? thread.pointee.run.cursor
             for i in 0..<DependencyHead.index(cursor, in: thread.pointee.run.dependencies) {
                 let dependency = DependencyHead.at(thread.pointee.run.dependencies, i)
                 if dependency.pointee.object == me && dependency.pointee.read != 0 { dependency.rest(thread).pointee.ownWrites &+= 1 }

@@ -21,7 +21,7 @@ typedef struct locked_tracking_thread {
     void *dependencies;       ///< The list the cursor walks, or `locked_no_dependencies_address()`.
     intptr_t dependencyCount; ///< Its length: 0 outside an outermost `LockedScope` run.
     intptr_t bitsRead;        ///< Properties the run read of kept dependencies beyond one per dependency kept.
-    void *heldCursor;         ///< In a run that began with an observed write in flight: the cursor, held away from the getters (`cursor` is then the sentinel); otherwise null. As the lock-free registrar's `tracking_run.heldCursor`.
+    void *heldCursor;         ///< In a run that began with an observed write in flight: the cursor, held away from the getters (`cursor` is then the sentinel); otherwise null. As the lock-free registrar's `tracking_thread.heldCursor`.
 } locked_tracking_thread;
 
 /// The key no dependency has (`_Dependency.key`), that the sentinels hold.

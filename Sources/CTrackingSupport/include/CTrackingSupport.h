@@ -51,7 +51,6 @@ typedef struct tracking_run {
     intptr_t reshaped;        ///< Nonzero once the run read a kept dependency differently (see ReusableScope).
     intptr_t skipCount;       ///< Dependencies the run's cursor skipped (not read where expected).
     intptr_t restOffset;      ///< Bytes from a dependency to the rest of it (`DependencyBuffer.restOffset`).
-    void *heldCursor;         ///< In a run that began with an observed write in flight: the cursor, held away from the getters (`cursor` is then `tracking_no_dependencies_address()`); otherwise null. See `ReusableScope.run`.
 } tracking_run;
 
 /// The outermost one-shot scope open on this thread that installs each object's slots at its
@@ -95,6 +94,11 @@ typedef struct tracking_thread {
     intptr_t pendingCapacity;
     uint64_t scheduleTicket;  ///< Schedule-point builds only: this thread's sequence for choosing yields.
     tracking_run run;         ///< The running reusable scope's cursor, saved and restored as one.
+    /// In an outermost run that began with an observed write in flight: its cursor, held away from
+    /// the getters (`run.cursor` is then `tracking_no_dependencies_address()`) until the run ends;
+    /// otherwise null. Outside `run`, so that a run that holds nothing saves, sets and restores
+    /// nothing more. See `ReusableScope.run`.
+    void *heldCursor;
     intptr_t skips[TRACKING_SKIPS_KEPT]; ///< The first dependencies its cursor skipped, in order.
     uint64_t displaced[TRACKING_DISPLACED_WORDS]; ///< The last dependency, when a new read took its place (`RunReads.displacement`), both halves.
     tracking_seen seen[TRACKING_SEEN_COUNT];
