@@ -148,24 +148,29 @@ public struct ReusableScope: Sendable, Hashable {
         }
 
         func finish() {
-            var run = thread.pointee.run
+            let shown = thread.pointee.run
             thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
             // (A run whose new read took the last dependency's place fails this: see `RunReads.displacement`.
             // So does a run whose cursor was held: it is at the sentinel.)
-            if Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store)
-                || outermost && Self.releaseHeldCursor(thread, into: &run)
-                    && Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
+            if Self.readAsBefore(shown, newEntries: thread.pointee.count &- start, store) {
                 // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
+                assert(!outermost || thread.pointee.heldCursor == nil, "a held cursor is at the sentinel, never at the end")
                 scope.pointee.runner.store(0, ordering: .relaxed)
             } else {
-                let kept = DependencyHead.index(run.cursor, in: run.dependencies)
-                let displacing = run.bitsRead >= RunReads.displacement
-                let bitsRead = displacing ? run.bitsRead - RunReads.displacement : run.bitsRead
-                let reads = RunReads(bits: kept - run.skipCount + bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
-                if displacing {
-                    reconcileDisplacing(thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
+                let held = Self.withHeldCursor(shown, thread, outermost: outermost)
+                let run = held ?? shown
+                if held != nil && Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
+                    scope.pointee.runner.store(0, ordering: .relaxed)
                 } else {
-                    reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
+                    let kept = DependencyHead.index(run.cursor, in: run.dependencies)
+                    let displacing = run.bitsRead >= RunReads.displacement
+                    let bitsRead = displacing ? run.bitsRead - RunReads.displacement : run.bitsRead
+                    let reads = RunReads(bits: kept - run.skipCount + bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
+                    if displacing {
+                        reconcileDisplacing(thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
+                    } else {
+                        reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
+                    }
                 }
             }
             TrackingScope.end(thread, savedStart: savedStart)
@@ -399,14 +404,16 @@ public struct ReusableScope: Sendable, Hashable {
         return changed
     }
 
-    /// The end of an outermost run whose cursor was held away from the getters: puts the cursor
-    /// back into `run` and clears `tracking_thread.heldCursor`. Returns whether it was held.
-    @inline(never)
-    private static func releaseHeldCursor(_ thread: UnsafeMutablePointer<tracking_thread>, into run: inout tracking_run) -> Bool {
-        guard let held = thread.pointee.heldCursor else { return false }
-        run.cursor = held
+    /// `run` with its cursor put back, at the end of an outermost run whose cursor was held away
+    /// from the getters (`tracking_thread.heldCursor`, then cleared); `nil` for any other run.
+    private static func withHeldCursor(
+        _ run: tracking_run, _ thread: UnsafeMutablePointer<tracking_thread>, outermost: Bool
+    ) -> tracking_run? {
+        guard outermost, let held = thread.pointee.heldCursor else { return nil }
         thread.pointee.heldCursor = nil
-        return true
+        var run = run
+        run.cursor = held
+        return run
     }
 
     /// Whether a run read exactly what the last one did, in the same order: every kept dependency
