@@ -29,22 +29,19 @@ extension TrackedObject {
 
     /// The commonest tracked reads of a view that re-evaluates, inlined into the getter: the read
     /// the running reusable scope expects next (its last run read this object there) of an
-    /// installed property, with no write in flight; and a further installed property of the
-    /// dependency just kept (a row reading a book's title, then its author). About a dozen
-    /// instructions on the first path: the cursor loaded, the dependency's key (object and word)
-    /// and mask compared, the write word tested, the property read stored and the cursor stepped:
-    /// stores only to the dependency and the thread's cursor, a C thread-local (which the optimiser
-    /// knows no object or array shares). The same as `_recordKeptAccess`, less the `seen` slot (a
-    /// repeated read further on finds the dependency by a search, once), the write word (the
-    /// installed slots cover these reads: `Dependency.version`) and the cases that change the
-    /// slots. The write word is tested with acquire by `tracking_write_in_flight`, which the
-    /// optimiser is told releases nothing: a Swift atomic load here made it retain and release
-    /// every object a loop reads, tracked or not (measured: `untracked-read` 11 -> 61
-    /// instructions). With the default `PlainAcquireLoads` trait it is
-    /// `tracking_write_in_flight_plain`, the same acquire load on x86-64 folded into the test (one
-    /// instruction fewer); sanitizer builds leave the trait out, so that ThreadSanitizer sees an
-    /// atomic load. Acquire suffices: `ReusableScope.arm` ends with a seq_cst fence, the reader's
-    /// half of the Dekker pair. Returns `false`, having changed nothing, for any other read.
+    /// installed property; and a further installed property of the dependency just kept (a row
+    /// reading a book's title, then its author). Six instructions on the first path: the cursor
+    /// loaded, the dependency's key (object, word and lead) compared, the property read stored and
+    /// the cursor stepped: stores only to the dependency and the thread's cursor, a C thread-local
+    /// (which the optimiser knows no object or array shares). Nothing of the object is loaded but
+    /// the value, after this: no write word, no version (the installed slots cover these reads:
+    /// `Dependency.version`). A write that begins after the run's arming finds the scope armed
+    /// and notifies it; one in flight at the arming is the run's to look for, and it does, by
+    /// holding its cursor away from the getters (`ReusableScope.run`,
+    /// `tracking_thread.heldCursor`): every read then takes `_recordKeptAccess`, which tests the
+    /// write word. The same as `_recordKeptAccess`, less the `seen` slot (a repeated read further
+    /// on finds the dependency by a search, once), the write word and the cases that change the
+    /// slots. Returns `false`, having changed nothing, for any other read.
     ///
     /// Outside the outermost reusable scope's run, and inside a scope nested in it, the dependency at
     /// the cursor is a sentinel and `dependencyCount` is 0 (see `tracking_run`; `TrackingScope.track`

@@ -53,6 +53,16 @@ open class TrackedObject {
     ///   by compare-and-swap if `in flight` is 0 then: every scope that set it while writes were
     ///   in flight has been served by their ends, which all came first.
     ///
+    /// A reusable scope's kept read (`_keepReadInline`) loads none of this: its slots stay
+    /// installed between runs, so the observed protocol's scan finds it. A write counts itself in
+    /// flight process-wide too (`tracking_observed_writes_in_flight`: + 1 seq_cst before `begun`,
+    /// - 1 release after its end), and each run loads that count (seq_cst) after arming
+    /// (`ReusableScope.arm`'s seq_cst fence). If the load sees 0, every write in flight during the
+    /// run counted itself after it, so its scan comes after the arming in the single total order
+    /// and sees the scope armed: it notifies it, before its store; and a write whose end the load
+    /// saw had stored (release, acquire). If the load sees a write in flight, the run holds its
+    /// cursor away from the getters and every read looks at this word as above (straddling).
+    ///
     /// So a scope is told of every write that could have made a value it read stale: before the
     /// store when the writer sees it (willSet); after the store for a scope that raced the write
     /// (installed during it, typically re-armed inside an `onChange`, and holding the old value);
