@@ -11,10 +11,7 @@ import PackageDescription
 // jemalloc is behind the default-on `Jemalloc` trait so that sanitizer builds can drop it:
 //   swift test --sanitize=thread --disable-default-traits
 // `SchedulePoints` (off by default) widens the registrar's race windows for its stress tests:
-//   swift test --traits SchedulePoints,PlainAcquireLoads --filter Adversarial (--traits replaces the defaults)
-// `PlainAcquireLoads` (on by default) lets a getter's kept read test the write word with a plain
-// load on x86-64 (an acquire load there); sanitizer builds, without default traits, use an atomic
-// load, which ThreadSanitizer can see.
+//   swift test --traits SchedulePoints --filter Adversarial (--traits replaces the defaults)
 let package = Package(
     name: "ObservationBench",
     products: [
@@ -27,10 +24,7 @@ let package = Package(
         .trait(
             name: "SchedulePoints",
             description: "Widen the registrar's race windows with yields, for its stress tests; bench refuses such a build."),
-        .trait(
-            name: "PlainAcquireLoads",
-            description: "On x86-64, a getter's kept read tests the write word with a plain load (acquire there), one instruction fewer; off, an atomic acquire load (sanitizer builds)."),
-        .default(enabledTraits: ["Jemalloc", "PlainAcquireLoads"]),
+        .default(enabledTraits: ["Jemalloc"]),
     ],
     targets: [
         // The registrar.
@@ -39,15 +33,13 @@ let package = Package(
             name: "LockFreeObservation", dependencies: ["CTrackingSupport"],
             swiftSettings: [
                 .define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"])),
-                .define("PLAIN_ACQUIRE_LOADS", .when(traits: ["PlainAcquireLoads"])),
             ]
         ),
         // The ablation: the same registrar design with each object's observer state behind a lock
         // (the `locked` contender), with its own thread-local.
         .target(name: "CLockedTracking"),
         .target(
-            name: "LockedObservation", dependencies: ["CLockedTracking", "LockFreeObservation"],
-            swiftSettings: [.define("PLAIN_ACQUIRE_LOADS", .when(traits: ["PlainAcquireLoads"]))]
+            name: "LockedObservation", dependencies: ["CLockedTracking", "LockFreeObservation"]
         ),
 
         // The benchmark suite.

@@ -3,9 +3,9 @@
 # valgrind's header), then
 #   1. `swift test`: all tests, jemalloc linked;
 #   2. the registrar's tests with their race windows widened (the SchedulePoints trait; `--traits`
-#      replaces the default traits, so it names PlainAcquireLoads, the kept read's plain load);
+#      replaces the default traits, so jemalloc is off there);
 #   3. the registrar's tests under ThreadSanitizer (default traits off: jemalloc, since both
-#      replace malloc, and the plain load, which ThreadSanitizer cannot see as atomic);
+#      replace malloc);
 #   4. both registrars' tests under AddressSanitizer (default traits off, for jemalloc), without its
 #      leak check: an object's slot-block address is kept shifted in a word with the observed
 #      mask (`SlotsWord`), where the leak check cannot see it, so it reports the blocks of objects
@@ -18,13 +18,13 @@ cd "$(dirname "$0")/.."
 
 traits=()
 if ! scripts/install-deps.sh; then
-    echo "test.sh: could not install jemalloc and valgrind; testing without jemalloc (--traits PlainAcquireLoads)" >&2
-    traits=(--traits PlainAcquireLoads)
+    echo "test.sh: could not install jemalloc and valgrind; testing without jemalloc (--disable-default-traits)" >&2
+    traits=(--disable-default-traits)
 fi
 
 swift test "${traits[@]}"
 [ "${1:-}" = --fast ] && exit 0
-swift test --scratch-path .build-schedule --traits SchedulePoints,PlainAcquireLoads --filter LockFreeObservationTests
+swift test --scratch-path .build-schedule --traits SchedulePoints --filter LockFreeObservationTests
 swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter LockFreeObservationTests
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \
     --filter 'LockFreeObservationTests|LockedObservationTests'

@@ -64,24 +64,11 @@ _Bool locked_observed_writes_are_in_flight(void) {
 }
 
 /// Whether an object's version word (`LockedObject._version`) counts a write in flight, loaded with
-/// acquire: the kept read a getter makes inline (told it releases nothing, so that the optimiser
-/// does not retain the object around it), as the lock-free registrar's `tracking_write_in_flight`.
+/// acquire: the kept read of a run whose cursor is held (`_lockedRecordAccess`; told it releases
+/// nothing, so that the optimiser does not retain the object around it).
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
 _Bool locked_write_in_flight(const uint64_t *word) {
     return (__atomic_load_n(word, __ATOMIC_ACQUIRE) & 0xFFFFFFULL) != 0;
-}
-
-/// The same in one instruction fewer on x86-64, as `tracking_write_in_flight_plain` (used with the
-/// `PlainAcquireLoads` trait only).
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-_Bool locked_write_in_flight_plain(const uint64_t *word) {
-#if defined(__x86_64__)
-    _Bool inFlight = (*(const volatile uint32_t *)word & 0xFFFFFFu) != 0;
-    __atomic_signal_fence(__ATOMIC_ACQUIRE);
-    return inFlight;
-#else
-    return locked_write_in_flight(word);
-#endif
 }
 
 /// Grows `pending` to hold at least one more scope. Registers a thread-exit destructor on first use.

@@ -169,35 +169,9 @@ _Bool tracking_observed_writes_are_in_flight(void) {
     return __atomic_load_n(&tracking_observed_writes_in_flight[0], __ATOMIC_SEQ_CST) != 0;
 }
 
-/// Whether an object's write word (`TrackedObject._writes`) counts a write in flight
-/// (`WriteWord.inFlightMask`), loaded with acquire: for the read a getter keeps inline. Swift's
-/// optimiser takes its own atomic loads for writes that may release anything, and would retain the
-/// object a loop reads around each; this one it is told releases nothing. An atomic load: its
-/// load, shift and branch.
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-_Bool tracking_write_in_flight(const uint64_t *word) {
-    return (__atomic_load_n(word, __ATOMIC_ACQUIRE) & TRACKING_IN_FLIGHT_MASK) != 0;
-}
-
-/// `tracking_write_in_flight` in one instruction fewer, on x86-64: a volatile load of the word's
-/// low half (where the count in flight is) and a compiler barrier after it. Every x86-64 load is an
-/// acquire load (TSO), and the barrier keeps the compiler from moving later loads before it (as
-/// Linux's `smp_load_acquire` on x86), so it is the same acquire load; the compiler folds it into
-/// the test. ThreadSanitizer cannot see it as atomic: the getter uses it only with the default
-/// `PlainAcquireLoads` trait, which sanitizer builds leave out. Elsewhere, the atomic load.
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-_Bool tracking_write_in_flight_plain(const uint64_t *word) {
-#if defined(__x86_64__)
-    _Bool inFlight = (*(const volatile uint32_t *)word & (uint32_t)TRACKING_IN_FLIGHT_MASK) != 0;
-    __atomic_signal_fence(__ATOMIC_ACQUIRE);
-    return inFlight;
-#else
-    return tracking_write_in_flight(word);
-#endif
-}
-
 /// An atomic load with acquire of a word another thread changes atomically, for a getter's path:
-/// the optimiser is told it releases nothing (see `tracking_write_in_flight`).
+/// the optimiser is told it releases nothing (`@_effects(releasenone)`: a Swift atomic load in a
+/// getter made the optimiser retain and release the object it reads).
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
 uint64_t tracking_load_acquire(const uint64_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
