@@ -559,9 +559,11 @@ extension RegistrarTests {
         /// Views on several threads re-run whenever told, with reads that change between runs
         /// (dropped, added, reordered, other words), while every thread also writes. Oracles, once
         /// the threads have stopped: a scope still armed read what every property holds now; no
-        /// scope was told more often than it ran.
-        @Test(arguments: [0xA11C_0001, 0xA11C_0002, 0xA11C_0003] as [UInt64])
-        func concurrentViewsNeverMissAChange(seed: UInt64) {
+        /// scope was told more often than it ran. `held`: with an observed write of another object
+        /// left in flight throughout, so that every run holds its cursor away from the getters
+        /// (`tracking_thread.heldCursor`) and reads through the checked path.
+        @Test(arguments: [(0xA11C_0001, false), (0xA11C_0002, false), (0xA11C_0003, false), (0xA11C_0004, true)] as [(UInt64, Bool)])
+        func concurrentViewsNeverMissAChange(seed: UInt64, held: Bool) {
             final class View: @unchecked Sendable {
                 // `@unchecked Sendable`: `reads` and `runs` belong to the owning thread; the rest
                 // is atomic. Checked after the threads are joined.
@@ -571,6 +573,7 @@ extension RegistrarTests {
                 var reads: [(node: Int, slot: Int, value: Int)] = []
                 var scope: ReusableScope!
             }
+            let hold = held ? KeptRowWithAWriteInFlight() : nil
             let nodes = (0..<6).map { _ in StressModel() }
             let next = Counter(1)
             let threads = 2
@@ -630,6 +633,8 @@ extension RegistrarTests {
                 if view.told.value > view.runs { overTold += 1 }
                 view.scope.cancel()
             }
+            hold?.endWrite(storing: 1)
+            hold?.scope.cancel()
             #expect(stale.value == 0, "\(stale.value) times an armed view held a value that had changed")
             #expect(overTold == 0, "\(overTold) views told more often than they ran")
         }
