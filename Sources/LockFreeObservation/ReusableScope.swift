@@ -93,6 +93,13 @@ public struct ReusableScope: Sendable, Hashable {
         return state.isArmed && state.generation == generation
     }
 
+    /// Whether the calling thread's running reusable scope holds its cursor away from the getters
+    /// (`tracking_thread.heldCursor`; diagnostics and tests).
+    static var holdsItsCursor: Bool { tracking_thread_state()!.pointee.heldCursor != nil }
+
+    /// Whether an observed write is in flight anywhere in the process (tests).
+    static var anObservedWriteIsInFlight: Bool { tracking_observed_writes_are_in_flight() }
+
     /// How many object words the last run read (the owner's view; diagnostics and tests).
     public var dependencyCount: Int { ScopeTable.store(record).pointee.count - ScopeTable.store(record).pointee.holes }
 

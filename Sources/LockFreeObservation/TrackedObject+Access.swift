@@ -391,8 +391,45 @@ extension TrackedObject {
 @usableFromInline @_effects(releasenone)
 func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
     let thread = tracking_thread_state().unsafelyUnwrapped
+    if _slowPath(thread.pointee.heldCursor != nil) && object._readWhileHeld(property, thread) { return }
     if object._recordRepeatedAccess(property, thread) { return }
     _trackingRecordAccessSlow(object, property)
+}
+
+extension TrackedObject {
+    /// A read in a run whose cursor is held away from the getters (`tracking_thread.heldCursor`).
+    /// If no observed write is in flight any more (seq_cst, as the run's own load after arming),
+    /// the run lets go of the cursor: a write counted after this load scans after the arming and
+    /// finds the scope armed, so the reads from here on need no test, as in a run that began with
+    /// none. (Only in the run's own scope: a scope nested in it saved the cursor it shows, and
+    /// would put the sentinel back over the real one.) Otherwise the getter's keep with the test.
+    /// Returns whether the read was kept; `false` sends it down the usual path.
+    @inline(__always)
+    final func _readWhileHeld(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
+        if thread.pointee.run.cursorDepth == thread.pointee.depth && !tracking_observed_writes_are_in_flight() {
+            thread.pointee.run.cursor = thread.pointee.heldCursor
+            thread.pointee.heldCursor = nil
+            return _keepReadInline(property)
+        }
+        return _keepHeldRead(property, thread)
+    }
+
+    /// In a run whose cursor is held away from the getters (`tracking_thread.heldCursor`): the
+    /// getter's keep, with the test of the write word it does not make (acquire: the write's end
+    /// releases its store), against the cursor put back for it. About 25 instructions more than
+    /// the getter's own keep (the declined getter, the call, the test, the cursor put back and
+    /// held again), where the general path (`_trackingRecordHeldAccess`) takes 200. Returns
+    /// `false`, having changed nothing, when a write is in flight or the getter would decline.
+    @inline(__always)
+    final func _keepHeldRead(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
+        guard WriteWord.inFlight(_writes.load(ordering: .acquiring)) == 0 else { return false }
+        let shown = thread.pointee.run.cursor
+        thread.pointee.run.cursor = thread.pointee.heldCursor
+        let kept = _keepReadInline(property)
+        thread.pointee.heldCursor = thread.pointee.run.cursor
+        thread.pointee.run.cursor = shown
+        return kept
+    }
 }
 
 /// A read in a run whose cursor is held away from the getters (`tracking_thread.heldCursor`): the
