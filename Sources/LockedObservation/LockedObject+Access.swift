@@ -68,8 +68,16 @@ extension LockedObject {
 @usableFromInline @_effects(releasenone)
 func _lockedRecordAccess(_ object: LockedObject, _ property: Int) {
     let thread = locked_tracking_state().unsafelyUnwrapped
-    // A run whose cursor is held away from the getters: the getter's keep, with the version test
-    // it does not make, against the cursor put back for it.
+    // A run whose cursor is held away from the getters, with no observed write in flight any more:
+    // it lets go of the cursor (as the lock-free registrar's `_readWhileHeld`; a nested run sets
+    // the held cursor aside, so this is the holding run's own read).
+    if let held = thread.pointee.heldCursor, !locked_observed_writes_are_in_flight() {
+        thread.pointee.cursor = held
+        thread.pointee.heldCursor = nil
+        if object._keepReadInline(property) { return }
+    }
+    // Still held: the getter's keep, with the version test it does not make, against the cursor
+    // put back for it.
     if let held = thread.pointee.heldCursor,
         !withUnsafePointer(to: object._version, { locked_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)) }) {
         let shown = thread.pointee.cursor

@@ -1,3 +1,4 @@
+@preconcurrency import CLockedTracking
 import LockFreeObservation
 
 /// A view's observation with dependency reuse: create it once per view, `run` the view's body at
@@ -68,6 +69,13 @@ public struct LockedScope {
 
     /// Holes left in the list (`_ScopeCore.holes`; diagnostics and tests).
     var holeCount: Int { handle.core.holes }
+
+    /// Whether the calling thread's running scope holds its cursor away from the getters
+    /// (`locked_tracking_thread.heldCursor`; tests).
+    static var holdsItsCursor: Bool { locked_tracking_state()!.pointee.heldCursor != nil }
+
+    /// Whether an observed write is in flight anywhere in the process (tests).
+    static var anObservedWriteIsInFlight: Bool { locked_observed_writes_are_in_flight() }
 
     /// Slots the last run added, removed or changed, each under an object's lock: 0 when it read
     /// what the run before it read.

@@ -178,6 +178,45 @@ import Testing
         watcher.cancel()
     }
 
+    /// A held run whose write in flight ends during it lets go of the cursor at its next read: the
+    /// reads after that are kept in line, and a write after them finds the scope armed.
+    @Test func aHeldRunLetsGoOfItsCursorOnceNoWriteIsInFlight() {
+        final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
+        func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+            let done = DispatchSemaphore(value: 0)
+            Thread { body(); done.signal() }.start()
+            done.wait()
+        }
+        let busy = Counter()
+        let watcher = LockedScope(Probe())
+        _ = watcher.run { busy.value }
+        let pending = Pending()
+        onAnotherThread { [busy] in pending.mutation = busy.willMutate(0) }
+        let (a, b, c) = (Counter(), Counter(), Counter())
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        for _ in 0..<2 { _ = scope.run { a.value + b.value + c.value } }
+        let seen = scope.run {
+            let first = a.value
+            #expect(LockedScope.holdsItsCursor)
+            onAnotherThread { [busy] in busy.didMutate(pending.mutation!) }
+            let second = b.value  // lets go of the cursor
+            // (Unless another test's write is in flight now: the tests run in parallel.)
+            #expect(!LockedScope.holdsItsCursor || LockedScope.anObservedWriteIsInFlight)
+            let third = c.value
+            onAnotherThread { [c] in c.value = 9 }
+            return first + second + third
+        }
+        #expect(seen == 0)
+        #expect(probe.count == 1, "the write after the last read finds the scope armed")
+        #expect(scope.lastRunSlotUpdates == 0 && scope.dependencyCount == 3)
+        #expect(scope.run { a.value + b.value + c.value } == 9)
+        b.value = 1
+        #expect(probe.count == 2)
+        scope.cancel()
+        watcher.cancel()
+    }
+
     /// A run that reads a kept dependency again, further on, with a property its slot does not
     /// watch: the slot is widened, and a write of that property tells the scope.
     @Test func aKeptDependencyReadLaterWithANewPropertyWatchesIt() {
