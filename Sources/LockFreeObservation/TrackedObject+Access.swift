@@ -391,7 +391,6 @@ extension TrackedObject {
 @usableFromInline @_effects(releasenone)
 func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
     let thread = tracking_thread_state().unsafelyUnwrapped
-    if _slowPath(thread.pointee.heldCursor != nil) && object._readWhileHeld(property, thread) { return }
     if object._recordRepeatedAccess(property, thread) { return }
     _trackingRecordAccessSlow(object, property)
 }
@@ -418,7 +417,7 @@ extension TrackedObject {
     /// getter's keep, with the test of the write word it does not make (acquire: the write's end
     /// releases its store), against the cursor put back for it. About 25 instructions more than
     /// the getter's own keep (the declined getter, the call, the test, the cursor put back and
-    /// held again), where the general path (`_trackingRecordHeldAccess`) takes 200. Returns
+    /// held again), where the general path (`_trackingRecordHeldAccess`) takes about 115. Returns
     /// `false`, having changed nothing, when a write is in flight or the getter would decline.
     @inline(__always)
     final func _keepHeldRead(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
@@ -449,9 +448,13 @@ func _trackingRecordHeldAccess(_ object: TrackedObject, _ property: Int, _ threa
 @inline(never) @_effects(releasenone)
 func _trackingRecordAccessSlow(_ object: TrackedObject, _ property: Int) {
     let thread = tracking_thread_state().unsafelyUnwrapped
+    // In a held run (`_recordRepeatedAccess` declined: it answers no kept dependency's read then).
     if _slowPath(thread.pointee.heldCursor != nil) {
-        _trackingRecordHeldAccess(object, property, thread)
-        return
+        if object._readWhileHeld(property, thread) { return }
+        if thread.pointee.heldCursor != nil {
+            _trackingRecordHeldAccess(object, property, thread)
+            return
+        }
     }
     object._recordAccess(property, thread)
 }
