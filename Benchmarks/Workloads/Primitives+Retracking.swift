@@ -1,4 +1,5 @@
 import Harness
+import Synchronization
 import LockFreeObservation
 
 /// Re-evaluating a view whose dependencies did not change, or changed by one: the cost that
@@ -111,6 +112,7 @@ extension Primitives {
         // One-shot scopes over the same 64 objects on 1 or 2 threads: a view mounted, evaluated
         // and unmounted (a new subscription each time, so nothing can be reused).
         list.append(threadedViews(C.self, "primitives/track-once-threads", threads: [1, 2], shared: true, mountOnce: true))
+        list.append(retrackBesideWrites(C.self))
         return list
     }
 }
@@ -159,6 +161,49 @@ private func threadedViews<C: Contender>(
         }
     }
 }
+
+/// A view re-evaluating over 64 objects (the reuse path) while another thread writes a property of
+/// an object the view does not read, observed by a view of its own that it re-evaluates after
+/// each write (a second thread that changes state and renders); `writers=0`: the same view with
+/// no writing thread. One operation is one evaluation of the first view: the cost that another
+/// thread's observed writes add to re-tracking (a run that begins while one is in flight reads
+/// through the checked path, `ReusableScope.run`).
+private func retrackBesideWrites<C: Contender>(_: C.Type) -> Benchmark {
+    Benchmark(
+        family: "primitives/retrack-beside-writes", contender: C.name,
+        parameterSets: sets("writers", [0, 1]), parameterKinds: ["writers": .integer(0...1)],
+        expectedCounts: { _ in InvalidationCounts() },
+        countingOperations: 4
+    ) { params in
+        let view = ThreadView<C>(cells: (0..<64).map { C.Cell(Double($0)) })
+        let written = C.Cell(0)
+        let writer = UncheckedSendable((written, ThreadView<C>(cells: [written])))
+        let worker = params.int("writers", default: 1) == 1 ? Worker(spinning: true) : nil
+        let stop = StopFlag()
+        return ClosureInstance(counts: {
+            InvalidationCounts(notifications: view.observer.notifications, invalidations: view.observer.notifications)
+        }) { ops in
+            stop.raised.store(0, ordering: .relaxed)
+            worker?.start {
+                let (cell, other) = writer.value
+                var next = cell.value
+                while stop.raised.load(ordering: .relaxed) == 0 {
+                    next += 1
+                    cell.value = next
+                    other.evaluate()
+                }
+            }
+            var total = 0.0
+            for _ in 0..<ops { total += view.evaluate() }
+            stop.raised.store(1, ordering: .relaxed)
+            worker?.wait()
+            return Int(total)
+        }
+    }
+}
+
+/// Raised to stop a worker's loop (`retrackBesideWrites`).
+private final class StopFlag: Sendable { let raised = Atomic<Int>(0) }
 
 /// A view over 64 cells that one thread re-evaluates.
 final class ThreadView<C: Contender> {
