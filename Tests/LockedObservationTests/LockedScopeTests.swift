@@ -113,11 +113,6 @@ import Testing
             }
         }
         final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
-        func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
-            let done = DispatchSemaphore(value: 0)
-            Thread { body(); done.signal() }.start()
-            done.wait()
-        }
         let cell = Cell()
         let probe = Probe()
         let scope = LockedScope(probe)
@@ -141,17 +136,7 @@ import Testing
     /// the run keeps what it kept (only the new dependency's slot is written), its own write
     /// included, and the runs after the write's end keep them inline again.
     @Test func aRunBegunDuringAnotherObjectsWriteKeepsItsDependencies() {
-        final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
-        func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
-            let done = DispatchSemaphore(value: 0)
-            Thread { body(); done.signal() }.start()
-            done.wait()
-        }
-        let busy = Counter()
-        let watcher = LockedScope(Probe())
-        _ = watcher.run { busy.value }
-        let pending = Pending()
-        onAnotherThread { [busy] in pending.mutation = busy.willMutate(0) }  // stays in flight
+        let write = AnotherObjectsWriteInFlight()
         let (a, b, c) = (Counter(), Counter(), Counter())
         let probe = Probe()
         let scope = LockedScope(probe)
@@ -166,7 +151,7 @@ import Testing
             return first + b.value + c.value
         }
         #expect(own == 0 && probe.count == 0, "the run's own write is not a change it missed")
-        onAnotherThread { [busy] in busy.didMutate(pending.mutation!) }
+        write.end()
         #expect(scope.run { a.value + a.label.count + b.value + c.value } == 0)
         #expect(scope.lastRunSlotUpdates == 0 && scope.dependencyCount == 3 && probe.count == 0)
         c.value = 5
@@ -175,23 +160,12 @@ import Testing
         b.value = 1
         #expect(probe.count == 2)
         scope.cancel()
-        watcher.cancel()
     }
 
     /// A held run whose write in flight ends during it lets go of the cursor at its next read: the
     /// reads after that are kept in line, and a write after them finds the scope armed.
     @Test func aHeldRunLetsGoOfItsCursorOnceNoWriteIsInFlight() {
-        final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
-        func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
-            let done = DispatchSemaphore(value: 0)
-            Thread { body(); done.signal() }.start()
-            done.wait()
-        }
-        let busy = Counter()
-        let watcher = LockedScope(Probe())
-        _ = watcher.run { busy.value }
-        let pending = Pending()
-        onAnotherThread { [busy] in pending.mutation = busy.willMutate(0) }
+        let write = AnotherObjectsWriteInFlight()
         let (a, b, c) = (Counter(), Counter(), Counter())
         let probe = Probe()
         let scope = LockedScope(probe)
@@ -199,7 +173,7 @@ import Testing
         let seen = scope.run {
             let first = a.value
             #expect(LockedScope.holdsItsCursor)
-            onAnotherThread { [busy] in busy.didMutate(pending.mutation!) }
+            write.end()
             let second = b.value  // lets go of the cursor
             // (Unless another test's write is in flight now: the tests run in parallel.)
             #expect(!LockedScope.holdsItsCursor || LockedScope.anObservedWriteIsInFlight)
@@ -214,7 +188,6 @@ import Testing
         b.value = 1
         #expect(probe.count == 2)
         scope.cancel()
-        watcher.cancel()
     }
 
     /// A run that reads a kept dependency again, further on, with a property its slot does not

@@ -1,3 +1,4 @@
+import Foundation
 import LockFreeObservation
 import LockedObservation
 import Synchronization
@@ -25,4 +26,30 @@ final class Probe: ChangeObserver, Sendable {
     let calls = Atomic<Int>(0)
     func observedValueWillChange() { calls.add(1, ordering: .relaxed) }
     var count: Int { calls.load(ordering: .relaxed) }
+}
+
+/// Runs `body` on a new thread and waits for it.
+func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Thread { body(); done.signal() }.start()
+    done.wait()
+}
+
+/// An observed write of an object of its own (watched by a scope of its own), begun on another
+/// thread and left in flight until `end()`: every run that begins meanwhile holds its cursor.
+final class AnotherObjectsWriteInFlight: @unchecked Sendable {
+    // `@unchecked Sendable`: `mutation` is set and read on threads joined in between.
+    let busy = Counter()
+    let watcher = LockedScope(Probe())
+    private var mutation: LockedMutation?
+
+    init() {
+        _ = watcher.run { busy.value }
+        onAnotherThread { [self] in mutation = busy.willMutate(0) }
+    }
+
+    func end() {
+        onAnotherThread { [self] in busy.didMutate(mutation!) }
+        watcher.cancel()
+    }
 }
