@@ -97,9 +97,6 @@ public struct ReusableScope: Sendable, Hashable {
     /// (`tracking_thread.heldCursor`; diagnostics and tests).
     static var holdsItsCursor: Bool { tracking_thread_state()!.pointee.heldCursor != nil }
 
-    /// Whether an observed write is in flight anywhere in the process (tests).
-    static var anObservedWriteIsInFlight: Bool { tracking_observed_writes_are_in_flight() }
-
     /// How many object words the last run read (the owner's view; diagnostics and tests).
     public var dependencyCount: Int { ScopeTable.store(record).pointee.count - ScopeTable.store(record).pointee.holes }
 

@@ -74,9 +74,6 @@ public struct LockedScope {
     /// (`locked_tracking_thread.heldCursor`; tests).
     static var holdsItsCursor: Bool { locked_tracking_state()!.pointee.heldCursor != nil }
 
-    /// Whether an observed write is in flight anywhere in the process (tests).
-    static var anObservedWriteIsInFlight: Bool { locked_observed_writes_are_in_flight() }
-
     /// Slots the last run added, removed or changed, each under an object's lock: 0 when it read
     /// what the run before it read.
     public var lastRunSlotUpdates: Int { handle.core.lastRunSlotUpdates }
