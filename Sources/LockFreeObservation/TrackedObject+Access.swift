@@ -401,11 +401,14 @@ extension TrackedObject {
     /// the run lets go of the cursor: a write counted after this load scans after the arming and
     /// finds the scope armed, so the reads from here on need no test, as in a run that began with
     /// none. (Only in the run's own scope: a scope nested in it saved the cursor it shows, and
-    /// would put the sentinel back over the real one.) Otherwise the getter's keep with the test.
+    /// would put the sentinel back over the real one; nor the getter's keep: the read is the nested
+    /// scope's.) Otherwise the getter's keep with the test.
     /// Returns whether the read was kept; `false` sends it down the usual path.
     @inline(__always)
     final func _readWhileHeld(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
-        if thread.pointee.run.cursorDepth == thread.pointee.depth && !tracking_observed_writes_are_in_flight() {
+        // A scope nested in the run records its reads itself: the run's cursor is not its own.
+        guard thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
+        if !tracking_observed_writes_are_in_flight() {
             thread.pointee.run.cursor = thread.pointee.heldCursor
             thread.pointee.heldCursor = nil
             return _keepReadInline(property)
@@ -422,13 +425,22 @@ extension TrackedObject {
     @inline(__always)
     final func _keepHeldRead(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
         guard WriteWord.inFlight(_writes.load(ordering: .acquiring)) == 0 else { return false }
-        let shown = thread.pointee.run.cursor
-        thread.pointee.run.cursor = thread.pointee.heldCursor
-        let kept = _keepReadInline(property)
-        thread.pointee.heldCursor = thread.pointee.run.cursor
-        thread.pointee.run.cursor = shown
-        return kept
+        return _withHeldCursorPutBack(thread) { _keepReadInline(property) }
     }
+}
+
+/// Runs `body` with a held run's cursor put back where the getters and the record paths look
+/// (`tracking_run.cursor`, `tracking_thread.heldCursor` cleared meanwhile), and holds it again,
+/// where `body` left it, after.
+@inline(__always)
+func _withHeldCursorPutBack<T>(_ thread: UnsafeMutablePointer<tracking_thread>, _ body: () -> T) -> T {
+    let shown = thread.pointee.run.cursor
+    thread.pointee.run.cursor = thread.pointee.heldCursor
+    thread.pointee.heldCursor = nil
+    let result = body()
+    thread.pointee.heldCursor = thread.pointee.run.cursor
+    thread.pointee.run.cursor = shown
+    return result
 }
 
 /// A read in a run whose cursor is held away from the getters (`tracking_thread.heldCursor`): the
@@ -437,12 +449,9 @@ extension TrackedObject {
 /// read: it compares with `run.cursor`.)
 @inline(never) @_effects(releasenone)
 func _trackingRecordHeldAccess(_ object: TrackedObject, _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
-    let shown = thread.pointee.run.cursor
-    thread.pointee.run.cursor = thread.pointee.heldCursor
-    thread.pointee.heldCursor = nil
-    if !object._recordRepeatedAccess(property, thread) { object._recordAccess(property, thread) }
-    thread.pointee.heldCursor = thread.pointee.run.cursor
-    thread.pointee.run.cursor = shown
+    _withHeldCursorPutBack(thread) {
+        if !object._recordRepeatedAccess(property, thread) { object._recordAccess(property, thread) }
+    }
 }
 
 @inline(never) @_effects(releasenone)

@@ -304,6 +304,31 @@ extension RegistrarTests {
             scope.cancel()
         }
 
+        /// The same in a run that holds its cursor (an observed write of another object in flight):
+        /// the held read path must leave the nested scope's reads to it, as the getter does.
+        @Test func aScopeNestedInAHeldRunRecordsTheReadsTheCursorExpects() {
+            let write = KeptRowWithAWriteInFlight()
+            let rows = (0..<2).map { _ in Row() }
+            let observer = CountingObserver()
+            let inner = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { rows[0].read(1) + rows[1].read(1) } }
+            var token: TrackingToken?
+            _ = scope.run {
+                #expect(ReusableScope.holdsItsCursor)
+                let (value, nested) = withTracking({ rows[0].read(1) + rows[1].read(1) }, notifying: inner)
+                token = nested
+                return value
+            }
+            rows[1].write(1, 1)
+            #expect(inner.count == 1, "the nested scope read rows[1]")
+            #expect(observer.count == 1, "so did the run")
+            #expect(token?.cancel() == false)
+            scope.cancel()
+            write.endWrite(storing: 1)
+            write.scope.cancel()
+        }
+
         /// The nested scope reads what the run kept just before it (the getters' second inline
         /// keep, `_keepReadInline`'s "last" check) and, at the end of the run's list, where its
         /// cursor stands on the sentinel: each read is the nested scope's too.
