@@ -413,7 +413,19 @@ struct DependencyStore {
     var holes = 0
     /// Runs in a row that ended with holes left: each passed them in its slow path, so after
     /// `ReusableScope.holeRunLimit` of them the next run moves the list together instead.
-    var runsWithHoles = 0
+    var runsWithHoles: Int32 = 0
+    /// Set when a run of the scope found an observed write in flight (it held), or a write of the
+    /// thread running it passed it by (`TrackedObject._passedByOwnWrite`: begun in the run, it
+    /// may end after it). A run that finds the scope still armed, this clear and no slot
+    /// straddling, looks at no count (`ReusableScope.looksForWritesInFlight`); one that finds it
+    /// set looks, and clears it if it finds none in flight. A run that arms the scope and finds
+    /// none leaves it as it is: a later run looks once more, at worst, and the commonest run
+    /// stores nothing. (The run's own write of a dependency it adds scans no slot of the scope's,
+    /// and needs no mark: the install's re-check finds it in flight and reports it. A nested run
+    /// needs none either: its reads all load the write word, and a write in flight makes their
+    /// slots straddle.) Beside the 32-bit count above, so that the store stays 152 bytes, its
+    /// index a multiply.
+    var uncheckedArming = false
     /// The enclosing run's cursor while this scope runs nested in another scope's run (an
     /// outermost run restores the state of no run instead: `ReusableScope.run`).
     var enclosingRun = tracking_run()

@@ -64,6 +64,7 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.straddling = 0
         store.pointee.holes = 0
         store.pointee.runsWithHoles = 0
+        store.pointee.uncheckedArming = false
         let idle = free.idle
         idle._checkInvariants()
         // Release: publishes the payload to a thread that claims the record from a slot.
@@ -116,11 +117,11 @@ public struct ReusableScope: Sendable, Hashable {
         let scope = self.scope
         let thread = tracking_thread_state()!
         scope.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
-        arm(scope)
+        let wasArmed = arm(scope)
         let savedStart = thread.pointee.scopeStart
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
-        thread.pointee.depth += 1
+        thread.pointee.depth &+= 1
         // Inside another scope every read goes to the buffer, retained, for the enclosing scope too.
         let outermost = thread.pointee.depth == 1
         let store = ScopeTable.store(record)
@@ -140,13 +141,10 @@ public struct ReusableScope: Sendable, Hashable {
                 cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0,
                 restOffset: store.pointee.dependencies.restOffset)
             : Self.noRun
-        // An observed write in flight now may have scanned the slots before the scope was armed,
-        // and store after a kept read: the getters must then look at each object's write word.
-        // They do not (`TrackedObject._keepReadInline`); so the cursor is held away from them and
-        // every read takes the checked path (`_trackingRecordAccess`). With none in flight, a
-        // write that begins later counts itself (seq_cst) after this load, so its scan comes after
-        // the arming and finds the scope armed: it notifies it (see `TrackedObject._writes`).
-        if outermost && _slowPath(tracking_observed_writes_are_in_flight()) {
+        let holds = outermost && Self.looksForWritesInFlight(store, wasArmed: wasArmed)
+        // Held: the cursor is kept away from the getters, and every read takes the
+        // checked path (`_trackingRecordAccess`).
+        if _slowPath(holds) {
             thread.pointee.heldCursor = thread.pointee.run.cursor
             thread.pointee.run.cursor = UnsafeMutableRawPointer(mutating: tracking_no_dependencies_address())
         }
@@ -207,6 +205,7 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.straddling = 0
         store.pointee.holes = 0
         store.pointee.runsWithHoles = 0
+        store.pointee.uncheckedArming = false
         store.pointee.dependencies.shrink(above: 256)
         store.pointee.spare.shrink(above: 256)
         // Its slots stay in the objects until an install or a scan reuses them: once the record
@@ -472,7 +471,7 @@ public struct ReusableScope: Sendable, Hashable {
         guard finalCount < store.pointee.dependencies.capacity else { return false }
         // A long run of kept dependencies after one dropped stays where it is, behind a hole, once
         // every entry is placed; unless holes have been left run after run.
-        let holesAllowed = store.pointee.runsWithHoles < Self.holeRunLimit
+        let holesAllowed = store.pointee.runsWithHoles < Int32(Self.holeRunLimit)
 
         // A dry run of the moves: an entry is written at `written`, which must not hold a kept
         // dependency still to be moved (`written < consumed`, or nothing left to move). Returns
@@ -599,12 +598,17 @@ public struct ReusableScope: Sendable, Hashable {
     /// a write word by the run's reads and installs: the arming thread's half of the Dekker pair
     /// against a writer's count then state load. A write whose count comes first is seen by the
     /// read that loads the count after it (release, acquire: its store too); one whose count comes
-    /// later finds the scope armed and notifies it, unless it is the run's own.
-    private func arm(_ scope: UnsafeMutablePointer<ScopeRecord>) {
+    /// later finds the scope armed and notifies it, unless it is the run's own. Returns whether the
+    /// scope was armed already (no write has notified it since a run armed it).
+    private func arm(_ scope: UnsafeMutablePointer<ScopeRecord>) -> Bool {
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
+        var wasArmed = false
         while true {
             precondition(state.generation == generation && (state.isArmed || state.isIdle), "ReusableScope used after cancel()")
-            if state.isArmed { break }
+            if state.isArmed {
+                wasArmed = true
+                break
+            }
             let armed = state.rearmed
             let (exchanged, seen) = scope.pointee.state.compareExchange(
                 expected: state.raw, desired: armed.raw, ordering: .sequentiallyConsistent)
@@ -616,10 +620,45 @@ public struct ReusableScope: Sendable, Hashable {
         }
         // seq_cst fence, armed or not: a getter's inline keep loads nothing of the object but the
         // value (`TrackedObject._keepReadInline`). The run then loads the count of observed writes
-        // in flight (seq_cst, `run`): a write counted after that load scans after the arming, and
-        // its state load sees the scope armed.
+        // in flight (seq_cst, `looksForWritesInFlight`): a write counted after that load scans
+        // after the arming, and its state load sees the scope armed.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         _schedulePoint()
+        return wasArmed
+    }
+
+    /// Whether an outermost run, its scope armed (`arm`), must hold its cursor away from the
+    /// getters: an observed write in flight now may have scanned the slots before the scope was
+    /// armed, and store after a kept read, and the getters look at no write word
+    /// (`TrackedObject._keepReadInline`). With none in flight, a write that begins later counts
+    /// itself (seq_cst) after this load, so its scan comes after the arming and finds the scope
+    /// armed: it notifies it (see `TrackedObject._writes`).
+    ///
+    /// A scope still armed since a run that found none in flight needs no look
+    /// (`DependencyStore.uncheckedArming`): every write in flight then has ended since, and every
+    /// write begun after found the scope armed in its slots (those it had, or those a later run
+    /// installed, whose re-check saw any write still in flight: they straddle, and the next run
+    /// looks). So a view that re-renders untold beside another thread's writes does not load the
+    /// count's line that those writes keep taking away (`primitives/retrack-beside-writes`).
+    @inline(__always)
+    private static func looksForWritesInFlight(_ store: UnsafeMutablePointer<DependencyStore>, wasArmed: Bool) -> Bool {
+        if wasArmed {
+            if !store.pointee.uncheckedArming && store.pointee.straddling == 0 { return false }
+            if _slowPath(tracking_observed_writes_are_in_flight()) {
+                store.pointee.uncheckedArming = true
+                return true
+            }
+            // Checked now, armed since: as a run that armed it and found none.
+            store.pointee.uncheckedArming = false
+            return false
+        }
+        // A run that arms the scope and finds none leaves the mark as it is (a later run looks
+        // once more, at worst), and stores nothing.
+        if _slowPath(tracking_observed_writes_are_in_flight()) {
+            store.pointee.uncheckedArming = true
+            return true
+        }
+        return false
     }
 
     /// The dependency for a run's entry: the previous one it takes over (`takingOver`, indexed by

@@ -194,6 +194,14 @@ extension TrackedObject {
         thread.pointee.pendingCount = pendingStart
     }
 
+    /// A write of the thread that runs the scope `record` passed it by (see `_scanChain`): the
+    /// write may outlive the run, so the scope's next run looks for writes in flight
+    /// (`DependencyStore.uncheckedArming`). Out of line: the scan's loop stays as it was.
+    @inline(never)
+    static func _passedByOwnWrite(_ record: UInt32) {
+        ScopeTable.store(record).pointee.uncheckedArming = true
+    }
+
     /// `_scanChain` for lane 1's chain, out of line.
     @inline(never)
     private final func _scanLaneChain(
@@ -238,9 +246,13 @@ extension TrackedObject {
                     continue
                 }
                 // Only an armed scope, or a one-shot body reading and not yet marked, takes notice;
-                // the scope this thread runs is not notified of its own writes.
-                guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
-                else { continue }
+                // the scope this thread runs is not notified of its own writes. That write may
+                // outlive the run (`willMutate` in it, `didMutate` after): the scope's next run
+                // must then look for writes in flight (`DependencyStore.uncheckedArming`).
+                guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) else {
+                    if state.takesNotice { TrackedObject._passedByOwnWrite(content.record) }
+                    continue
+                }
                 // (A one-shot body still reading is marked changed instead: `claimCallback`.)
                 if TrackingScope.claimCallback(record, &state, markingReading: true) {
                     if firstClaimed == nil {

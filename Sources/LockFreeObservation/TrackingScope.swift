@@ -70,7 +70,7 @@ enum TrackingScope {
         let savedStart = thread.pointee.scopeStart
         let start = thread.pointee.count
         thread.pointee.scopeStart = start
-        thread.pointee.depth += 1
+        thread.pointee.depth &+= 1
         // Inside a reusable scope's run, its cursor does not apply to this scope's reads: it moves to
         // the run's sentinel, so the getters' inline keep needs no depth check
         // (`TrackedObject._keepReadInline`). (`_countOwnWrite` may then count writes in dependencies
@@ -111,7 +111,7 @@ enum TrackingScope {
     /// one read) costs two stores.
     @usableFromInline @inline(__always)
     static func end(_ thread: UnsafeMutablePointer<tracking_thread>, savedStart: Int) {
-        thread.pointee.depth -= 1
+        thread.pointee.depth &-= 1
         thread.pointee.scopeStart = savedStart
         _checkInvariants(of: thread)
         guard thread.pointee.depth == 0 && thread.pointee.count > 0 else { return }

@@ -1,0 +1,122 @@
+import Glibc
+import Testing
+
+@testable import LockFreeObservation
+
+/// Runs `scope` over `body` until a run holds nothing (no observed write in flight anywhere when it
+/// looked, or no look needed): from then on the scope is armed since a checked run
+/// (`DependencyStore.uncheckedArming` clear). The tests run in parallel, and another test's write
+/// in flight makes a run look and hold; this waits it out (bounded).
+private func settle(_ scope: ReusableScope, _ body: () -> Int) {
+    let deadline = ContinuousClock.now + .seconds(60)
+    var held = true
+    while held && ContinuousClock.now < deadline {
+        held = scope.run {
+            _ = body()
+            return ReusableScope.holdsItsCursor
+        }
+        if held { sched_yield() }
+    }
+    #expect(!held, "a run that holds nothing, within the deadline")
+}
+
+extension RegistrarTests {
+    /// A run of a scope still armed since a run that found no observed write in flight looks at no
+    /// count (`ReusableScope.looksForWritesInFlight`), and the writes that could pass such a run by
+    /// make the next run look: the run's own write that outlives it.
+    @Suite struct CheckedArmingTests {
+        /// Another object's write in flight does not hold a run of a scope armed since a checked
+        /// run; once a write tells the scope, its next run arms it again and looks (and holds).
+        @Test func aScopeArmedSinceACheckedRunLooksAtNoCount() {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(0) } }
+            settle(scope) { row.read(0) }
+            let fixture = KeptRowWithAWriteInFlight()  // another object's write stays in flight
+            let held = scope.run {
+                _ = row.read(0)
+                return ReusableScope.holdsItsCursor
+            }
+            #expect(!held, "armed since a checked run: no look at the writes in flight")
+            row.write(0, 4)
+            #expect(observer.count == 1 && !scope.isArmed)
+            let heldAfterTold = scope.run {
+                _ = row.read(0)
+                return ReusableScope.holdsItsCursor
+            }
+            #expect(heldAfterTold, "armed again: the run looks, and the fixture's write is in flight")
+            #expect(scope.run { row.read(0) } == 4)
+            fixture.endWrite(storing: 1)
+            row.write(0, 5)
+            #expect(observer.count == 2)
+            scope.cancel()
+            fixture.scope.cancel()
+        }
+
+        /// The run's own write of a kept dependency, begun in the run (`willMutate`) and ended after
+        /// it, passes the running scope by (`_scanChain`): the next run, though the scope is still
+        /// armed, must look, hold, and hear of the store it read before.
+        @Test func aRunsOwnWriteThatOutlivesItMakesTheNextRunLook() {
+            let row = Row()
+            let observer = CountingObserver()
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(1) } }
+            settle(scope) { row.read(1) }
+            var pending: PendingMutation?
+            let first = scope.run {
+                let value = row.read(1)
+                pending = row.willMutate(1)  // the run's own write: it does not tell the scope
+                return value
+            }
+            #expect(first == 0 && observer.count == 0 && scope.isArmed, "the run's own write is not a change")
+            let second = scope.run { row.read(1) }  // the write is in flight: this run reads the old value
+            #expect(second == 0)
+            row.value.store(7, ordering: .relaxed)
+            row.didMutate(pending!)
+            #expect(observer.count == 1, "the second run read the old value and must hear of the store")
+            #expect(scope.run { row.read(1) } == 7)
+            row.write(1, 8)
+            #expect(observer.count == 2)
+            scope.cancel()
+        }
+
+        /// The same for a dependency the run adds: its own write, begun after the read, scans no
+        /// slot of the scope's (it has none yet; another scope observes the property, so the write
+        /// is an observed one, told at its end only to straddling slots). The install's re-check
+        /// finds it still in flight and reports it (`TrackingScope.publishAndRecheck`: the write
+        /// word's in-flight count is compared too): the scope is told, so the next run arms it
+        /// again and looks. Were it not reported, that run would keep the old value unheard.
+        @Test func aRunsOwnWriteOfADependencyItAddsIsReportedByTheInstall() {
+            let (row, added) = (Row(), Row())
+            let (observer, watcher) = (CountingObserver(), CountingObserver())
+            let other = ReusableScope(notifying: watcher)
+            _ = other.run { added.read(0) }  // the property is observed before the scope reads it
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(1) } }
+            settle(scope) { row.read(1) }
+            var pending: PendingMutation?
+            let first = scope.run {
+                let value = row.read(1) + added.read(0)
+                pending = added.willMutate(0)
+                return value
+            }
+            #expect(first == 0 && watcher.count == 1)
+            #expect(observer.count == 1 && !scope.isArmed, "the install found the write in flight")
+            let second = scope.run {
+                let value = row.read(1) + added.read(0)
+                #expect(ReusableScope.holdsItsCursor, "armed again, the run looks: the write is in flight")
+                return value
+            }
+            #expect(second == 0)
+            added.value.store(5, ordering: .relaxed)
+            added.didMutate(pending!)
+            #expect(observer.count == 2, "the second run read the old value and must hear of the store")
+            #expect(scope.run { row.read(1) + added.read(0) } == 5)
+            added.write(0, 6)
+            #expect(observer.count == 3)
+            scope.cancel()
+            other.cancel()
+        }
+    }
+}
