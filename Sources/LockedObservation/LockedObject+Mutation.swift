@@ -132,9 +132,14 @@ extension _ObserverSlots {
             }
             let core = slot.pointee.core.unsafelyUnwrapped
             // The slot's retain keeps the scope alive while we hold the lock. A scope this thread
-            // is running (armed while it runs) is not told of its own body's writes.
+            // is running (armed while it runs) is not told of its own body's writes; such a write
+            // may outlive the run, so its next run looks for writes in flight.
             if Unmanaged<_ScopeCore>.fromOpaque(core)._withUnsafeGuaranteedRef({
-                $0.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) && $0.claim()
+                guard $0.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) else {
+                    $0.uncheckedArming = true
+                    return false
+                }
+                return $0.claim()
             }) {
                 if thread.pointee.pendingCount == thread.pointee.pendingCapacity { locked_tracking_grow_pending(thread) }
                 thread.pointee.pending[thread.pointee.pendingCount] = UnsafeMutableRawPointer(

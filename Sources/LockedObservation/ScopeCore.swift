@@ -294,6 +294,12 @@ final class _ScopeCore: @unchecked Sendable {
     static let walkLimit = 40
     /// The properties the installed slots watch, over all of `deps`.
     @exclusivity(unchecked) var watchedBits = 0
+    /// Set when a run found an observed write in flight (it held), when an install marked a slot
+    /// straddling, or when a write of the thread running the scope passed it by (`claim`): the
+    /// next run looks for writes in flight, and clears it if it finds none. An outermost run that
+    /// finds the scope still armed and this clear looks at no count, as the lock-free
+    /// registrar's (`DependencyStore.uncheckedArming`, `ReusableScope.looksForWritesInFlight`).
+    @exclusivity(unchecked) var uncheckedArming = false
     /// Slots the last run added, removed or changed (each took an object's lock for that).
     @exclusivity(unchecked) var lastRunSlotUpdates = 0
     /// Holes in `deps` (`_Dependency.hole`), as the lock-free registrar's `DependencyStore.holes`:
@@ -357,6 +363,7 @@ final class _ScopeCore: @unchecked Sendable {
             heldCursor: thread.pointee.heldCursor)
         let keeping = saved == nil && !closesWhenFired
         var current = phase.load(ordering: .relaxed)
+        var wasArmed = keeping && current == Phase.armed.rawValue
         while current != Phase.closed.rawValue {
             // seq_cst: arming is the reader's half of the Dekker pair with a writer's version
             // increment then claim (see `_version`); disarming orders as every phase change the
@@ -367,6 +374,7 @@ final class _ScopeCore: @unchecked Sendable {
                     expected: current, desired: desired.rawValue, ordering: .sequentiallyConsistent)
                 if !exchanged {
                     current = seen
+                    wasArmed = keeping && seen == Phase.armed.rawValue
                     continue
                 }
             }
@@ -392,8 +400,9 @@ final class _ScopeCore: @unchecked Sendable {
                 thread.pointee.heldCursor = nil
                 // A write in flight now may have claimed before the arming and store after a kept
                 // read, which the getters no longer test for: hold the cursor away from them, so
-                // that every read is recorded (`_lockedRecordAccess`), as the lock-free registrar does.
-                if _slowPath(locked_observed_writes_are_in_flight()) {
+                // that every read is recorded (`_lockedRecordAccess`), as the lock-free registrar
+                // does; unless the scope is armed since a run that found none (`uncheckedArming`).
+                if _slowPath(looksForWritesInFlight(wasArmed: wasArmed)) {
                     thread.pointee.heldCursor = thread.pointee.cursor
                     thread.pointee.cursor = locked_no_dependencies_address()
                 }
@@ -406,6 +415,22 @@ final class _ScopeCore: @unchecked Sendable {
             return frame
         }
         return frame
+    }
+
+    /// Whether a keeping run must hold its cursor: as `ReusableScope.looksForWritesInFlight`.
+    @inline(__always)
+    private func looksForWritesInFlight(wasArmed: Bool) -> Bool {
+        if wasArmed {
+            if !uncheckedArming { return false }
+            if _slowPath(locked_observed_writes_are_in_flight()) { return true }
+            uncheckedArming = false
+            return false
+        }
+        if _slowPath(locked_observed_writes_are_in_flight()) {
+            uncheckedArming = true
+            return true
+        }
+        return false
     }
 
     /// Ends a run begun by `begin()`: brings the slots in line with what it read, re-arms and
@@ -1151,7 +1176,10 @@ extension LockedObject {
             let expected = dependency.version &+ UInt64(dependency.ownWrites) &* VersionWord.begunUnit
             if current != expected { return true }
             // A write in flight at the read, and still in flight: its end tells this scope.
-            if VersionWord.inFlight(current) != 0 { slots.markStraddling(dependency.slot) }
+            if VersionWord.inFlight(current) != 0 {
+                slots.markStraddling(dependency.slot)
+                core.uncheckedArming = true
+            }
             return false
         }
     }

@@ -54,6 +54,41 @@ extension RegistrarTests {
             fixture.scope.cancel()
         }
 
+        /// A run that installs a dependency while another thread's write of it is in flight
+        /// leaves its slot straddling (`DependencyStore.straddling`): the next run looks, and holds
+        /// while that write is in flight.
+        @Test func aStraddlingDependencyMakesTheNextRunLook() {
+            let (row, added) = (Row(), Row())
+            let (observer, watcher) = (CountingObserver(), CountingObserver())
+            let other = ReusableScope(notifying: watcher)
+            _ = other.run { added.read(0) }  // observed, so the write below is an observed one
+            let scope = ReusableScope(notifying: observer)
+            for _ in 0..<2 { _ = scope.run { row.read(1) } }
+            settle(scope) { row.read(1) }
+            final class Pending: @unchecked Sendable { var mutation: PendingMutation? }
+            let pending = Pending()
+            let first = scope.run {
+                let value = row.read(1)
+                onNewThread { [added] in pending.mutation = added.willMutate(0) }  // begun after the look
+                return value + added.read(0)  // read while the write is in flight
+            }
+            #expect(first == 0 && observer.count == 0)
+            #expect(ScopeTable.store(scope.record).pointee.straddling == 1)
+            let held = scope.run {
+                let value = row.read(1) + added.read(0)
+                return ReusableScope.holdsItsCursor ? value : -1
+            }
+            #expect(held == 0, "the run after a straddling install looks, and holds")
+            onNewThread { [added] in
+                added.value.store(3, ordering: .relaxed)
+                added.didMutate(pending.mutation!)
+            }
+            #expect(observer.count == 1, "the straddling slot is told at the write's end")
+            #expect(scope.run { row.read(1) + added.read(0) } == 3)
+            scope.cancel()
+            other.cancel()
+        }
+
         /// The run's own write of a kept dependency, begun in the run (`willMutate`) and ended after
         /// it, passes the running scope by (`_scanChain`): the next run, though the scope is still
         /// armed, must look, hold, and hear of the store it read before.

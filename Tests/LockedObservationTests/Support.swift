@@ -19,6 +19,9 @@ final class Counter: LockedObject, @unchecked Sendable {
         get { trackAccess(1); return _label }
         set { withMutation(1) { _label = newValue } }
     }
+
+    /// Stores `value` untold: the store between a `willMutate(0)` and its `didMutate`.
+    func storeValue(_ value: Int) { storage.store(value, ordering: .releasing) }
 }
 
 /// Counts the calls it gets.
