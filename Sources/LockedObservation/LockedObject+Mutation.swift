@@ -135,11 +135,7 @@ extension _ObserverSlots {
             // is running (armed while it runs) is not told of its own body's writes; such a write
             // may outlive the run, so its next run looks for writes in flight.
             if Unmanaged<_ScopeCore>.fromOpaque(core)._withUnsafeGuaranteedRef({
-                guard $0.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) else {
-                    $0.uncheckedArming = true
-                    return false
-                }
-                return $0.claim()
+                $0.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) ? $0.claim() : $0.passedByOwnWrite()
             }) {
                 if thread.pointee.pendingCount == thread.pointee.pendingCapacity { locked_tracking_grow_pending(thread) }
                 thread.pointee.pending[thread.pointee.pendingCount] = UnsafeMutableRawPointer(

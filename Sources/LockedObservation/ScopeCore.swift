@@ -363,7 +363,6 @@ final class _ScopeCore: @unchecked Sendable {
             heldCursor: thread.pointee.heldCursor)
         let keeping = saved == nil && !closesWhenFired
         var current = phase.load(ordering: .relaxed)
-        var wasArmed = keeping && current == Phase.armed.rawValue
         while current != Phase.closed.rawValue {
             // seq_cst: arming is the reader's half of the Dekker pair with a writer's version
             // increment then claim (see `_version`); disarming orders as every phase change the
@@ -374,7 +373,6 @@ final class _ScopeCore: @unchecked Sendable {
                     expected: current, desired: desired.rawValue, ordering: .sequentiallyConsistent)
                 if !exchanged {
                     current = seen
-                    wasArmed = keeping && seen == Phase.armed.rawValue
                     continue
                 }
             }
@@ -402,7 +400,8 @@ final class _ScopeCore: @unchecked Sendable {
                 // read, which the getters no longer test for: hold the cursor away from them, so
                 // that every read is recorded (`_lockedRecordAccess`), as the lock-free registrar
                 // does; unless the scope is armed since a run that found none (`uncheckedArming`).
-                if _slowPath(looksForWritesInFlight(wasArmed: wasArmed)) {
+                // (`current` is the phase the run found: armed, or the one it armed from.)
+                if _slowPath(looksForWritesInFlight(wasArmed: current == Phase.armed.rawValue)) {
                     thread.pointee.heldCursor = thread.pointee.cursor
                     thread.pointee.cursor = locked_no_dependencies_address()
                 }
@@ -415,6 +414,15 @@ final class _ScopeCore: @unchecked Sendable {
             return frame
         }
         return frame
+    }
+
+    /// A write of the thread running this scope passed it by (`_ObserverSlots.claim`): it may
+    /// outlive the run, so the next run looks for writes in flight. Returns `false` (not claimed).
+    /// Out of line: the claim's loop stays as it was.
+    @inline(never)
+    func passedByOwnWrite() -> Bool {
+        uncheckedArming = true
+        return false
     }
 
     /// Whether a keeping run must hold its cursor: as `ReusableScope.looksForWritesInFlight`.
