@@ -642,22 +642,15 @@ public struct ReusableScope: Sendable, Hashable {
     /// count's line that those writes keep taking away (`primitives/retrack-beside-writes`).
     @inline(__always)
     private static func looksForWritesInFlight(_ store: UnsafeMutablePointer<DependencyStore>, wasArmed: Bool) -> Bool {
-        if wasArmed {
-            if !store.pointee.uncheckedArming && store.pointee.straddling == 0 { return false }
-            if _slowPath(tracking_observed_writes_are_in_flight()) {
-                store.pointee.uncheckedArming = true
-                return true
-            }
-            // Checked now, armed since: as a run that armed it and found none.
-            store.pointee.uncheckedArming = false
-            return false
-        }
-        // A run that arms the scope and finds none leaves the mark as it is (a later run looks
-        // once more, at worst), and stores nothing.
+        if wasArmed && !store.pointee.uncheckedArming && store.pointee.straddling == 0 { return false }
         if _slowPath(tracking_observed_writes_are_in_flight()) {
             store.pointee.uncheckedArming = true
             return true
         }
+        // Checked now, armed since: as a run that armed it and found none. A run that arms the
+        // scope leaves the mark as it is (a later run looks once more, at worst): the commonest
+        // run stores nothing.
+        if wasArmed { store.pointee.uncheckedArming = false }
         return false
     }
 

@@ -428,16 +428,12 @@ final class _ScopeCore: @unchecked Sendable {
     /// Whether a keeping run must hold its cursor: as `ReusableScope.looksForWritesInFlight`.
     @inline(__always)
     private func looksForWritesInFlight(wasArmed: Bool) -> Bool {
-        if wasArmed {
-            if !uncheckedArming { return false }
-            if _slowPath(locked_observed_writes_are_in_flight()) { return true }
-            uncheckedArming = false
-            return false
-        }
+        if wasArmed && !uncheckedArming { return false }
         if _slowPath(locked_observed_writes_are_in_flight()) {
             uncheckedArming = true
             return true
         }
+        if wasArmed { uncheckedArming = false }
         return false
     }
 
