@@ -36,8 +36,11 @@ static void release_thread_state(void *unused) {
     (void)unused;
     free(tracking_current.entries);
     free(tracking_current.pending);
+    free(tracking_current.released);
     tracking_current.entries = 0;
     tracking_current.pending = 0;
+    tracking_current.released = 0;
+    tracking_current.releasedCapacity = 0;
     tracking_current.capacity = 0;
     tracking_current.pendingCapacity = 0;
 }
@@ -57,12 +60,20 @@ static void *grow(void *buffer, intptr_t *capacity, size_t element) {
     return grown;
 }
 
+// Registers the exit hook with the first buffer a thread grows.
+static int has_buffers(const tracking_thread *state) { return state->entries || state->pending || state->released; }
+
 void tracking_grow_entries(tracking_thread *state) {
-    if (!state->entries && !state->pending) register_exit_hook();
+    if (!has_buffers(state)) register_exit_hook();
     state->entries = grow(state->entries, &state->capacity, sizeof(tracking_entry));
 }
 
 void tracking_grow_pending(tracking_thread *state) {
-    if (!state->entries && !state->pending) register_exit_hook();
+    if (!has_buffers(state)) register_exit_hook();
     state->pending = grow(state->pending, &state->pendingCapacity, sizeof(uint32_t));
+}
+
+void tracking_grow_released(tracking_thread *state) {
+    if (!has_buffers(state)) register_exit_hook();
+    state->released = grow(state->released, &state->releasedCapacity, sizeof(void *));
 }

@@ -133,9 +133,12 @@ struct DependencyHead {
     @inlinable @inline(__always)
     var baseKey: UInt { key & ~Self.leadBits }
 
-    /// The object, retained by the scope.
+    /// The bits of a key that hold the object's address (a hole's are 0).
+    static var objectBits: UInt { (1 &<< 48 &- 1) & ~leadBits }
+
+    /// The object, retained by the scope. Never a hole's (`isHole`): it has none.
     var object: UnsafeMutableRawPointer {
-        UnsafeMutableRawPointer(bitPattern: key & (1 &<< 48 &- 1) & ~Self.leadBits).unsafelyUnwrapped
+        UnsafeMutableRawPointer(bitPattern: key & Self.objectBits).unsafelyUnwrapped
     }
 
     /// Which 64-property word of the object `mask` and `read` describe.
@@ -426,6 +429,10 @@ struct DependencyStore {
     /// slots straddle.) Beside the 32-bit count above, so that the store stays 152 bytes, its
     /// index a multiply.
     var uncheckedArming = false
+    /// Set by a `cancel()` made on the thread running the scope (in its own run, or in a run
+    /// nested in it): the run's end, instead of reconciling, lets go of everything and closes the
+    /// scope (`ReusableScope.closeCancelledRun`). Beside `uncheckedArming`, in the same padding.
+    var cancelledInRun = false
     /// The enclosing run's cursor while this scope runs nested in another scope's run (an
     /// outermost run restores the state of no run instead: `ReusableScope.run`).
     var enclosingRun = tracking_run()

@@ -116,6 +116,9 @@ public struct ReusableScope: Sendable, Hashable {
     public func run<T>(_ body: () throws -> T) rethrows -> T {
         let scope = self.scope
         let thread = tracking_thread_state()!
+        precondition(
+            scope.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread),
+            "ReusableScope.run called inside its own run")
         scope.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
         let wasArmed = arm(scope)
         let savedStart = thread.pointee.scopeStart
@@ -149,12 +152,19 @@ public struct ReusableScope: Sendable, Hashable {
             thread.pointee.run.cursor = UnsafeMutableRawPointer(mutating: tracking_no_dependencies_address())
         }
 
+        // The run's end. Everything that can run user code comes after the thread's state is the
+        // enclosing scope's again and the scope is no longer the running one: the objects the
+        // run let go of are released at the end of the thread's outermost scope
+        // (`TrackingScope.releaseLater`), and a change an install found is told last.
         func finish() {
             let shown = thread.pointee.run
             thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
-            // (A run whose new read took the last dependency's place fails this: see `RunReads.displacement`.
-            // So does a run whose cursor was held: it is at the sentinel.)
-            if Self.readAsBefore(shown, newEntries: thread.pointee.count &- start, store) {
+            var changed = false
+            if _slowPath(store.pointee.cancelledInRun) {
+                closeCancelledRun(shown, thread, outermost: outermost)
+            } else if Self.readAsBefore(shown, newEntries: thread.pointee.count &- start, store) {
+                // (A run whose new read took the last dependency's place fails this: see
+                // `RunReads.displacement`. So does a run whose cursor was held: it is at the sentinel.)
                 // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
                 assert(!outermost || thread.pointee.heldCursor == nil, "a held cursor is at the sentinel, never at the end")
                 scope.pointee.runner.store(0, ordering: .relaxed)
@@ -169,13 +179,16 @@ public struct ReusableScope: Sendable, Hashable {
                     let bitsRead = displacing ? run.bitsRead - RunReads.displacement : run.bitsRead
                     let reads = RunReads(bits: kept - run.skipCount + bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
                     if displacing {
-                        reconcileDisplacing(thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
+                        changed = reconcileDisplacing(
+                            thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
                     } else {
-                        reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
+                        changed = reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
                     }
+                    if !outermost { Self.forgetTakeovers(thread, from: start) }
                 }
             }
             TrackingScope.end(thread, savedStart: savedStart)
+            if changed { TrackingScope.fireNow(record, generation: generation) }
         }
         do {
             let value = try body()
@@ -187,19 +200,72 @@ public struct ReusableScope: Sendable, Hashable {
         }
     }
 
-    /// Ends the scope: its callback does not start after this returns (one already running
-    /// finishes), and its objects are released. Returns `true` if the scope was armed.
+    /// Ends the scope, and releases its objects.
+    ///
+    /// Returns `true` if the scope was armed: its callback then never starts after this returns.
+    /// `false` means it had been told of a change since its last run (its callback may still be
+    /// running on another thread; it finishes), or was cancelled already.
+    ///
+    /// May be called inside the scope's own run, or inside a run nested in it, on the thread
+    /// running it: the scope stops watching at once, and its run's end keeps nothing of what the
+    /// run read. The scope cannot run again.
     @discardableResult
     public func cancel() -> Bool {
         let scope = self.scope
-        var state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
+        let state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
         guard state.generation == generation && (state.isArmed || state.isIdle) else { return false }
-        let wasArmed = disarm(scope)
+        let thread = tracking_thread_state()!
         let store = ScopeTable.store(record)
+        if scope.pointee.runner.load(ordering: .relaxed) == UInt(bitPattern: thread) {
+            // Running on this thread: its run's end closes it (`closeCancelledRun`); until then
+            // it is idle, and no write claims it.
+            guard !store.pointee.cancelledInRun else { return false }
+            store.pointee.cancelledInRun = true
+            return disarm(scope)
+        }
+        let wasArmed = disarm(scope)
+        letGo(store, thread)
+        close(scope, from: ScopeState(raw: scope.pointee.state.load(ordering: .relaxed)))
+        if thread.pointee.depth == 0 { TrackingScope.releaseEntries(thread) }
+        return wasArmed
+    }
+
+    /// The end of a run whose scope was cancelled on its own thread during the run: nothing it
+    /// read is kept (the entries stay in the buffer for the enclosing scopes, or are released at
+    /// the outermost end), its dependencies and a displaced one are let go of, and the scope
+    /// closes.
+    @inline(never)
+    private func closeCancelledRun(
+        _ run: tracking_run, _ thread: UnsafeMutablePointer<tracking_thread>, outermost: Bool
+    ) {
+        let scope = self.scope
+        let store = ScopeTable.store(record)
+        _ = Self.withHeldCursor(run, thread, outermost: outermost)
+        if run.bitsRead >= RunReads.displacement {
+            // The new dependency took the displaced one's place in the list; both hold a retain.
+            let displaced = withUnsafeBytes(of: thread.pointee.displaced) { $0.load(as: Dependency.self) }
+            TrackingScope.releaseLater(displaced.object, thread)
+        }
+        scope.pointee.runner.store(0, ordering: .relaxed)
+        letGo(store, thread)
+        close(scope, from: ScopeState(raw: scope.pointee.state.load(ordering: .relaxed)))
+    }
+
+    /// Takes the `dependency` marks of a nested run's reconciliation off its entries, which stay
+    /// in the buffer for the enclosing scopes: the enclosing run's reconciliation must find only
+    /// its own (a mark is an index into this scope's list).
+    private static func forgetTakeovers(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int) {
+        let entries = thread.pointee.entries
+        for e in start..<thread.pointee.count { entries.unsafelyUnwrapped[e].dependency = -1 }
+    }
+
+    /// Lets go of the scope's dependencies (`TrackingScope.releaseLater`) and empties its store.
+    private func letGo(_ store: UnsafeMutablePointer<DependencyStore>, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let base = store.pointee.dependencies.base
         for i in 0..<store.pointee.count where !base[i].isHole {
-            Unmanaged<TrackedObject>.fromOpaque(base[i].object).release()
+            TrackingScope.releaseLater(base[i].object, thread)
         }
+        store.pointee.cancelledInRun = false
         store.pointee.count = 0
         store.pointee.watchedBits = 0
         store.pointee.straddling = 0
@@ -208,9 +274,13 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.uncheckedArming = false
         store.pointee.dependencies.shrink(above: 256)
         store.pointee.spare.shrink(above: 256)
-        // Its slots stay in the objects until an install or a scan reuses them: once the record
-        // moves to its next generation, nothing reads them as this scope's.
-        state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
+    }
+
+    /// idle -> closing, recycled when no callback is in flight. Its slots stay in the objects
+    /// until an install or a scan reuses them: once the record moves to its next generation,
+    /// nothing reads them as this scope's.
+    private func close(_ scope: UnsafeMutablePointer<ScopeRecord>, from state: ScopeState) {
+        var state = state
         while true {
             let closing = state.cancelled
             // Acquire-release, as `TrackingToken.cancel()`.
@@ -219,7 +289,7 @@ public struct ReusableScope: Sendable, Hashable {
             if exchanged {
                 closing._checkInvariants()
                 if closing.isDone { ScopeTable.shared.recycle(record, from: closing) }
-                return wasArmed
+                return
             }
             state = ScopeState(raw: seen)
         }
@@ -255,16 +325,22 @@ public struct ReusableScope: Sendable, Hashable {
     ///
     /// `reads`: what the reads counted. Called only when the run did not read what the last one
     /// read, in the same order (`readAsBefore`: then nothing moves, and `run` does not call it).
+    /// Returns whether an install's re-check saw a change the run may have missed: `run` tells
+    /// the scope once the run has ended. The dropped objects are let go of
+    /// (`TrackingScope.releaseLater`), never released here.
     private func reconcile(
         _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, kept cursor: Int, reads: RunReads,
         outermost: Bool
-    ) {
+    ) -> Bool {
         let scope = self.scope
         let store = ScopeTable.store(record)
         defer { scope.pointee.runner.store(0, ordering: .relaxed) }
         let end = thread.pointee.count
         let previousCount = store.pointee.count
-        if reconcileInPlace(thread, store, from: start, kept: cursor, reads: reads, outermost: outermost) { return }
+        var changed = false
+        if reconcileInPlace(thread, store, from: start, kept: cursor, reads: reads, outermost: outermost, changed: &changed) {
+            return changed
+        }
         let entries = thread.pointee.entries
         let previous = store.pointee.dependencies
         var unchanged = end == start && cursor == previousCount
@@ -292,12 +368,11 @@ public struct ReusableScope: Sendable, Hashable {
             rest.pointee.fate = .dropped
             clearSlots(of: previous[j])
         }
-        if unchanged { return }
+        if unchanged { return false }
 
         store.pointee.spare.reserve(cursor + (end - start) + 1)
         let next = store.pointee.spare
         var count = 0
-        var changed = false
         var e = start
         /// Rewrites `dependency`'s slots for what this run read, and re-checks its write word: against
         /// the run's version, or, when the slots covered every read, one loaded now, before they
@@ -353,34 +428,34 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.holes = 0
         store.pointee.runsWithHoles = 0
         for j in 0..<previousCount where previous.rests[j].fate == .dropped && !previous.base[j].isHole {
-            Unmanaged<TrackedObject>.fromOpaque(previous.base[j].object).release()
+            TrackingScope.releaseLater(previous.base[j].object, thread)
         }
         // The next rebuild builds into the buffer just left (`previous`, read above: not before),
         // as large now, so that a run which rebuilds (a list reordered) allocates nothing after
         // the first.
         store.pointee.spare.reserve(store.pointee.dependencies.capacity, exactly: true)
-        if changed { TrackingScope.fireNow(record, generation: generation) }
+        return changed
     }
 
     /// `reconcile`, after a run in which a new object took the place of the last dependency at
     /// `index` (`settleDisplacement`); when that was the run's only change (`kairo-unstable`'s
-    /// run), nothing else moves. The scope is told after the list is reconciled, if the new
-    /// dependency's install saw a change.
+    /// run), nothing else moves. Returns whether the new dependency's install, or the
+    /// reconciliation, saw a change (`run` tells the scope once the run has ended).
     @inline(never)
     private func reconcileDisplacing(
         _ thread: UnsafeMutablePointer<tracking_thread>, at index: Int, from start: Int, kept cursor: Int, reads: RunReads,
         outermost: Bool
-    ) {
+    ) -> Bool {
         let store = ScopeTable.store(record)
-        let changed = settleDisplacement(thread, at: index, store)
+        var changed = settleDisplacement(thread, at: index, store)
         // `readAsBefore`, with the new dependency kept and its properties counted.
         if !reads.reshaped && reads.skips == 0 && thread.pointee.count == start && cursor == store.pointee.count
             && reads.bits == store.pointee.watchedBits && store.pointee.straddling == 0 {
             scope.pointee.runner.store(0, ordering: .relaxed)
-        } else {
-            reconcile(thread, from: start, kept: cursor, reads: reads, outermost: outermost)
+        } else if reconcile(thread, from: start, kept: cursor, reads: reads, outermost: outermost) {
+            changed = true
         }
-        if changed { TrackingScope.fireNow(record, generation: generation) }
+        return changed
     }
 
     /// After a run in which a new object took the place of the last dependency
@@ -403,7 +478,7 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.dependencies[index] = dependency
         store.pointee.watchedBits += dependency.mask.nonzeroBitCount - displaced.mask.nonzeroBitCount
         store.pointee.straddling -= displaced.straddling ? 1 : 0
-        Unmanaged<TrackedObject>.fromOpaque(displaced.object).release()
+        TrackingScope.releaseLater(displaced.object, thread)
         return changed
     }
 
@@ -443,7 +518,7 @@ public struct ReusableScope: Sendable, Hashable {
     /// dependency not yet moved). Returns `false`, having changed nothing, otherwise.
     private func reconcileInPlace(
         _ thread: UnsafeMutablePointer<tracking_thread>, _ store: UnsafeMutablePointer<DependencyStore>,
-        from start: Int, kept cursor: Int, reads: RunReads, outermost: Bool
+        from start: Int, kept cursor: Int, reads: RunReads, outermost: Bool, changed found: inout Bool
     ) -> Bool {
         let previousCount = store.pointee.count
         let skipCount = reads.skips
@@ -588,9 +663,9 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.holes = holes
         store.pointee.runsWithHoles = holes == 0 ? 0 : store.pointee.runsWithHoles + 1
         for i in 0..<notKept where aside.rests[i].fate == .dropped && !aside.base[i].isHole {
-            Unmanaged<TrackedObject>.fromOpaque(aside.base[i].object).release()
+            TrackingScope.releaseLater(aside.base[i].object, thread)
         }
-        if changed { TrackingScope.fireNow(record, generation: generation) }
+        found = changed
         return true
     }
 

@@ -194,10 +194,15 @@ extension TrackedObject {
     /// scope's run, the dependency after the expected one may match (the one expected was dropped);
     /// otherwise a new entry records the object's write count, loaded before the caller reads the
     /// value. `previous` links it to this scope's entry of the same object for another word, if any.
+    ///
+    /// A read of an object whose deinit has begun is not recorded (nothing can read it after, and
+    /// a scope's retain would outlive its deallocation): a deinit may read its own properties
+    /// while a scope is open on its thread.
     @inline(never)
     final func _appendAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, previous: Int) {
         precondition(UInt(bitPattern: property) < UInt(TrackedObject.propertyLimit), "property index out of range")
         let me = Unmanaged.passUnretained(self).toOpaque()
+        if _slowPath(swift_isDeallocating(me)) { return }
         let word = UInt32(truncatingIfNeeded: property >> 6)
         let cursorActive = thread.pointee.run.cursorDepth == thread.pointee.depth
         if cursorActive {

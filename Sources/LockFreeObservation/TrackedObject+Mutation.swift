@@ -118,7 +118,10 @@ extension TrackedObject {
             let cursor = thread.pointee.heldCursor ?? thread.pointee.run.cursor
             for i in 0..<DependencyHead.index(cursor, in: thread.pointee.run.dependencies) {
                 let dependency = DependencyHead.at(thread.pointee.run.dependencies, i)
-                if dependency.pointee.object == me && dependency.pointee.read != 0 { dependency.rest(thread).pointee.ownWrites &+= 1 }
+                // (Compared as keys: a hole has no object.)
+                if dependency.pointee.baseKey & DependencyHead.objectBits == UInt(bitPattern: me) && dependency.pointee.read != 0 {
+                    dependency.rest(thread).pointee.ownWrites &+= 1
+                }
             }
         }
     }

@@ -107,6 +107,9 @@ enum TrackingScope {
     /// outermost `end` then releases the entries still left (each exactly once) instead of
     /// releasing them all again.
     ///
+    /// The objects the registrar let go of meanwhile (`releaseLater`) are released there too, so
+    /// that every deinit the registrar causes runs outside every scope of its thread.
+    ///
     /// Inlined: a scope that leaves nothing to release (nested, or a run that read what the last
     /// one read) costs two stores.
     @usableFromInline @inline(__always)
@@ -114,24 +117,46 @@ enum TrackingScope {
         thread.pointee.depth &-= 1
         thread.pointee.scopeStart = savedStart
         _checkInvariants(of: thread)
-        guard thread.pointee.depth == 0 && thread.pointee.count > 0 else { return }
+        guard thread.pointee.depth == 0 && thread.pointee.count | thread.pointee.releasedCount > 0 else { return }
         releaseEntries(thread)
     }
 
-    /// The outermost scope's end: releases every entry left in the buffer.
+    /// The outermost scope's end: releases every entry left in the buffer, then every object let
+    /// go of while scopes were open (`releaseLater`). Each is taken off its list before it is
+    /// released: its deinit may track, write, run or cancel scopes, and end an outermost scope of
+    /// its own, which releases what is left (each exactly once).
     @usableFromInline @inline(never)
     static func releaseEntries(_ thread: UnsafeMutablePointer<tracking_thread>) {
-        while thread.pointee.count > 0 {
-            let last = thread.pointee.count - 1
-            let entry = thread.pointee.entries![last]
-            thread.pointee.count = last
-            _schedulePoint()
-            // A reusable scope may have taken the entry's retain over (`ReusableScope.reconcile`);
-            // an entry installed at its read holds none (`installAtRead`).
-            if entry.dependency != ReusableScope.retainTakenOver && entry.word & TRACKING_WORD_INSTALLED == 0 {
-                Unmanaged<TrackedObject>.fromOpaque(entry.object!).release()
+        while thread.pointee.count > 0 || thread.pointee.releasedCount > 0 {
+            if thread.pointee.count > 0 {
+                let last = thread.pointee.count - 1
+                let entry = thread.pointee.entries![last]
+                thread.pointee.count = last
+                _schedulePoint()
+                // A reusable scope may have taken the entry's retain over (`ReusableScope.reconcile`);
+                // an entry installed at its read holds none (`installAtRead`).
+                if entry.dependency != ReusableScope.retainTakenOver && entry.word & TRACKING_WORD_INSTALLED == 0 {
+                    Unmanaged<TrackedObject>.fromOpaque(entry.object!).release()
+                }
+            } else {
+                let last = thread.pointee.releasedCount - 1
+                let object = thread.pointee.released[last]
+                thread.pointee.releasedCount = last
+                _schedulePoint()
+                Unmanaged<TrackedObject>.fromOpaque(object!).release()
             }
         }
+    }
+
+    /// Lets go of one retain of `object` once no scope is open on this thread: at the end of the
+    /// thread's outermost scope, or now when none is open. A reusable scope's reconciliation and a
+    /// cancellation let go of their objects this way: a deinit then never runs while the
+    /// registrar is between two states of a scope, nor while a run is the running scope (its
+    /// writes would be taken for the body's own).
+    static func releaseLater(_ object: UnsafeMutableRawPointer, _ thread: UnsafeMutablePointer<tracking_thread>) {
+        if thread.pointee.releasedCount == thread.pointee.releasedCapacity { tracking_grow_released(thread) }
+        thread.pointee.released[thread.pointee.releasedCount] = object
+        thread.pointee.releasedCount &+= 1
     }
 
     /// Traps if this thread's buffer breaks an invariant: `0 <= scopeStart <= count <= capacity`,

@@ -104,6 +104,13 @@ typedef struct tracking_thread {
     tracking_seen seen[TRACKING_SEEN_COUNT];
     tracking_at_read atRead;  ///< The outermost one-shot scope installing at reads, if any.
     uint32_t lane;            ///< Which of an object's slot chains this thread installs in, plus 1; 0 until its first install.
+    /// Objects the registrar let go of while a scope was open on this thread (a run's dropped
+    /// dependencies, a cancelled scope's objects), each holding one retain: released when the
+    /// thread's outermost scope ends (`TrackingScope.releaseLater`), so that no deinit runs inside
+    /// a run's reconciliation or a scope's end.
+    void **released;
+    intptr_t releasedCount;
+    intptr_t releasedCapacity;
 } tracking_thread;
 
 /// Lanes handed out so far (`tracking_lane`).
@@ -207,5 +214,12 @@ void tracking_grow_entries(tracking_thread *state);
 
 /// Grows `pending` to hold at least one more index.
 void tracking_grow_pending(tracking_thread *state);
+
+/// Grows `released` to hold at least one more object.
+void tracking_grow_released(tracking_thread *state);
+
+/// The Swift runtime's own test (exported by libswiftCore): whether `object`'s deinit has begun.
+/// A read of such an object is not recorded: retaining it would resurrect it.
+_Bool swift_isDeallocating(void *object);
 
 #endif
