@@ -25,6 +25,6 @@ fi
 swift test "${traits[@]}"
 [ "${1:-}" = --fast ] && exit 0
 swift test --scratch-path .build-schedule --traits SchedulePoints --filter LockFreeObservationTests
-swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter LockFreeObservationTests
+swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter 'LockFreeObservationTests|LockedObservationTests'
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \
     --filter 'LockFreeObservationTests|LockedObservationTests'

@@ -40,3 +40,23 @@ void locked_tracking_grow_pending(locked_tracking_thread *state) {
     state->pending = grown;
     state->pendingCapacity = next;
 }
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LOCKED_TRACKING_TSAN 1
+#endif
+#endif
+
+#ifdef LOCKED_TRACKING_TSAN
+// From <sanitizer/tsan_interface.h>.
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+
+void locked_lock_acquired(void *lock) { __tsan_acquire(lock); }
+void locked_lock_releasing(void *lock) { __tsan_release(lock); }
+_Bool locked_lock_is_visible_to_tsan(void) { return 1; }
+#else
+void locked_lock_acquired(void *lock) { (void)lock; }
+void locked_lock_releasing(void *lock) { (void)lock; }
+_Bool locked_lock_is_visible_to_tsan(void) { return 0; }
+#endif

@@ -66,7 +66,7 @@ extension LockedObject {
     final func _beginObservedWrite(_ property: Int) {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let start = thread.pointee.pendingCount
-        _observers.withLock { slots in
+        _withObservers { slots in
             // Counted in flight for the runs about to begin (seq_cst, before the claim).
             locked_observed_write_begins()
             // Under the lock, which orders it with every re-check; release for lock-free readers.
@@ -82,7 +82,7 @@ extension LockedObject {
     final func _endObservedWrite(_ property: Int) {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let start = thread.pointee.pendingCount
-        _observers.withLock { slots in
+        _withObservers { slots in
             // Release: a scope that loads the word later (without the lock) sees the store.
             let old = _version.wrappingSubtract(VersionWord.end, ordering: .releasing).oldValue
             if slots.straddlers > 0 {
@@ -102,7 +102,7 @@ extension LockedObject {
     final func _notifyRacers(_ property: Int) {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let start = thread.pointee.pendingCount
-        _observers.withLock { slots in slots.claim(watchersOf: property, straddlersOnly: false, into: thread) }
+        _withObservers { slots in slots.claim(watchersOf: property, straddlersOnly: false, into: thread) }
         _ScopeCore.runPending(thread, from: start)
     }
 

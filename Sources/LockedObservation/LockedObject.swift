@@ -1,3 +1,4 @@
+@preconcurrency import CLockedTracking
 import Synchronization
 
 /// The base class of models observed with the locked registrar: the lock-free registrar's design
@@ -83,8 +84,8 @@ open class LockedObject {
     /// The observer slots: every field of `_ObserverSlots` is read and written under this lock.
     /// `Synchronization.Mutex` is a futex word on Linux (uncontended: one compare-and-swap to lock,
     /// one to unlock), the lock an app would reach for; a hand-made word lock would save nothing on
-    /// the uncontended path measured here. (ThreadSanitizer does not see the stdlib's futex lock, so
-    /// a `--sanitize=thread` run reports accesses made under it as races.)
+    /// the uncontended path measured here. Taken only through `_withObservers`, which shows it to
+    /// ThreadSanitizer in its builds.
     let _observers = Mutex(_ObserverSlots())
 
     /// Property indices a tracked property can take: 0..<32768, as the lock-free registrar's.
@@ -94,14 +95,26 @@ open class LockedObject {
 
     deinit {
         // Every slot holds a scope that retains this object, so none is left now.
-        _observers.withLock { $0.deallocate() }
+        _withObservers { $0.deallocate() }
+    }
+
+    /// Runs `body` under `_observers`' lock, shown to ThreadSanitizer (`_lockAcquired`) on the
+    /// object's address.
+    @inline(__always)
+    final func _withObservers<Result>(_ body: (inout _ObserverSlots) -> sending Result) -> sending Result {
+        let lock = Unmanaged.passUnretained(self).toOpaque()
+        return _observers.withLock { slots in
+            _lockAcquired(lock)
+            defer { _lockReleasing(lock) }
+            return body(&slots)
+        }
     }
 
     /// Observer slots in use (diagnostics and tests).
-    public final var _observerCount: Int { _observers.withLock { $0.live } }
+    public final var _observerCount: Int { _withObservers { $0.live } }
 
     /// Observer slots allocated (diagnostics and tests).
-    public final var _observerCapacity: Int { _observers.withLock { $0.capacity } }
+    public final var _observerCapacity: Int { _withObservers { $0.capacity } }
 }
 
 extension LockedObject: Equatable {
@@ -118,4 +131,24 @@ enum VersionWord {
     /// One begun write: added by the end of an unobserved write.
     @inlinable static var begunUnit: UInt64 { 1 << 24 }
     @inlinable static func inFlight(_ word: UInt64) -> UInt64 { word & 0xFF_FFFF }
+}
+
+/// Tells ThreadSanitizer that the lock named by `lock` was just taken. It does not see the stdlib's
+/// `Mutex` (a futex in the Synchronization module, which is not instrumented), and would report the
+/// accesses the lock orders as races. Debug builds only, where the sanitizers run: the C function
+/// reaches ThreadSanitizer when its target was compiled for it, and is empty otherwise
+/// (`locked_lock_acquired`); a release build calls nothing.
+@inline(__always)
+func _lockAcquired(_ lock: UnsafeMutableRawPointer) {
+    #if DEBUG
+    locked_lock_acquired(lock)
+    #endif
+}
+
+/// Tells ThreadSanitizer that the lock named by `lock` is about to be given back (`_lockAcquired`).
+@inline(__always)
+func _lockReleasing(_ lock: UnsafeMutableRawPointer) {
+    #if DEBUG
+    locked_lock_releasing(lock)
+    #endif
 }

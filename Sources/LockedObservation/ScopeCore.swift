@@ -252,6 +252,7 @@ final class _ScopeCore: @unchecked Sendable {
     /// A `withTracking` scope: nobody re-runs it, so it closes (drops its slots and objects) once
     /// its callback has run.
     let closesWhenFired: Bool
+    /// Taken only through `withCallback`, which shows it to ThreadSanitizer in its builds.
     let callback: Mutex<_Callback?>
 
     /// The `locked_tracking_thread` address of the thread running an outermost `LockedScope` run,
@@ -338,6 +339,18 @@ final class _ScopeCore: @unchecked Sendable {
     }
 
     var isArmed: Bool { phase.load(ordering: .acquiring) == Phase.armed.rawValue }
+
+    /// Runs `body` under `callback`'s lock, shown to ThreadSanitizer as `LockedObject._withObservers`
+    /// shows an object's (on the scope's address).
+    @inline(__always)
+    private func withCallback<Result>(_ body: (inout _Callback?) -> sending Result) -> sending Result {
+        let lock = Unmanaged.passUnretained(self).toOpaque()
+        return callback.withLock { callback in
+            _lockAcquired(lock)
+            defer { _lockReleasing(lock) }
+            return body(&callback)
+        }
+    }
 
     // MARK: Runs
 
@@ -1035,7 +1048,7 @@ final class _ScopeCore: @unchecked Sendable {
     private func drop(_ dependency: _Dependency) {
         let object = Unmanaged<LockedObject>.fromOpaque(dependency.object.unsafelyUnwrapped)
         if dependency.slot >= 0 {
-            let core = object._withUnsafeGuaranteedRef { o in o._observers.withLock { $0.remove(at: dependency.slot) } }
+            let core = object._withUnsafeGuaranteedRef { o in o._withObservers { $0.remove(at: dependency.slot) } }
             // The slot's retain; the handle still holds the scope.
             Unmanaged<_ScopeCore>.fromOpaque(core).release()
         }
@@ -1080,7 +1093,7 @@ final class _ScopeCore: @unchecked Sendable {
     /// Calls back after a claim. A continuous scope cancelled since does not start its callback.
     func runCallback() {
         if continuous && !isArmed { return }
-        let callback = self.callback.withLock { $0 }
+        let callback = withCallback { $0 }
         callback?.call()
         if closesWhenFired && !continuous { close(from: .fired) }
     }
@@ -1135,7 +1148,7 @@ final class _ScopeCore: @unchecked Sendable {
             let object = Unmanaged<LockedObject>.fromOpaque(raw)
             let slot = deps[i].slot
             if slot >= 0 {
-                let core = object._withUnsafeGuaranteedRef { o in o._observers.withLock { $0.remove(at: slot) } }
+                let core = object._withUnsafeGuaranteedRef { o in o._withObservers { $0.remove(at: slot) } }
                 Unmanaged<_ScopeCore>.fromOpaque(core).release()
             }
             deps.rests[i].object = nil
@@ -1145,7 +1158,7 @@ final class _ScopeCore: @unchecked Sendable {
         depCount = 0
         holes = 0
         watchedBits = 0
-        callback.withLock { $0 = nil }
+        withCallback { $0 = nil }
     }
 }
 
@@ -1154,7 +1167,7 @@ extension LockedObject {
     final func _narrow(_ dependency: inout _Dependency) {
         let slot = Int(dependency.slot)
         let mask = dependency.mask
-        _observers.withLock { slots in slots.base.unsafelyUnwrapped[slot].mask = mask }
+        _withObservers { slots in slots.base.unsafelyUnwrapped[slot].mask = mask }
         dependency.installedMask = mask
     }
 
@@ -1163,7 +1176,7 @@ extension LockedObject {
     /// was read (other than by the body's own writes).
     final func _install(_ dependency: inout _Dependency, for core: _ScopeCore) -> Bool {
         let mask = dependency.mask
-        return _observers.withLock { slots in
+        return _withObservers { slots in
             if dependency.slot < 0 {
                 dependency.slot = slots.insert(
                     core: Unmanaged.passRetained(core).toOpaque(), mask: mask, word: dependency.word)

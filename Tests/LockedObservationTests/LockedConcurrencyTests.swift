@@ -1,3 +1,4 @@
+import CLockedTracking
 import Foundation
 import Synchronization
 import Testing
@@ -8,8 +9,15 @@ import Testing
 /// threads re-run views over long lists (counters removed near the front, leaving holes, and put
 /// back) whenever told, while every thread also writes counters. Oracle, at a barrier after each
 /// round, with every thread stopped: a view still armed read what every counter holds now.
-/// (Not run under ThreadSanitizer: `Mutex` is invisible to it, see `LockedObject`.)
+/// Also run under ThreadSanitizer, which sees the objects' locks through `_lockAcquired`.
 @Suite struct LockedConcurrencyTests {
+    /// Under ThreadSanitizer (its runtime loaded), the C target was compiled for it, so the locks
+    /// reach it (`locked_lock_acquired`); in other builds they do not.
+    @Test func theLocksAreShownToThreadSanitizerExactlyInItsBuilds() {
+        let sanitized = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_acquire") != nil
+        #expect(locked_lock_is_visible_to_tsan() == sanitized)
+    }
+
     final class View: @unchecked Sendable {
         // `@unchecked Sendable`: `order` and `reads` belong to the owning thread and are read by
         // the checking thread only while every thread waits at the barrier; `dirty` is atomic.

@@ -74,4 +74,21 @@ _Bool locked_write_in_flight(const uint64_t *word) {
 /// Grows `pending` to hold at least one more scope. Registers a thread-exit destructor on first use.
 void locked_tracking_grow_pending(locked_tracking_thread *state);
 
+// ThreadSanitizer and the locks. The stdlib's `Mutex` waits on a futex inside the Synchronization
+// module, which is not instrumented: ThreadSanitizer sees the accesses a lock orders and not the
+// lock, and reports them as races. These two tell it of each critical section: acquired right
+// after the lock is taken, released right before it is given back, on an address that names the
+// lock (`LockedObject._withObservers`, `_ScopeCore.withCallback`). They are defined in
+// LockedTracking.c, which SwiftPM compiles with `-fsanitize=thread` under `--sanitize=thread`:
+// there they call ThreadSanitizer, elsewhere they are empty. (Not inline here: the Swift
+// compiler's clang importer parses this header without the sanitizer, so an inline test of
+// `__has_feature(thread_sanitizer)` is always false for Swift callers.) Swift calls them in debug
+// builds only (`_lockAcquired`): a release build has no call at all.
+void locked_lock_acquired(void *lock);
+void locked_lock_releasing(void *lock);
+
+/// Whether this build's C target was compiled for ThreadSanitizer, so that the two above reach it
+/// (tests).
+_Bool locked_lock_is_visible_to_tsan(void);
+
 #endif
