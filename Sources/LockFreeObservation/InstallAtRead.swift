@@ -85,11 +85,12 @@ extension TrackingScope {
     /// Ends the body of a scope that installed at its reads: installs the entries of scopes nested
     /// in it, arms it, turns the hold into the count of slots installed, and reports a change that
     /// raced a read or was marked during the body. Returns the scope's token (`inert` if it read
-    /// nothing).
+    /// nothing), and whether there is a change to report (the caller tells the scope once it has
+    /// ended).
     @usableFromInline
     static func closeAtRead(
         _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, callback: Callback
-    ) -> TrackingToken {
+    ) -> (TrackingToken, changed: Bool) {
         let atRead = thread.pointee.atRead
         thread.pointee.atRead = tracking_at_read()
         // Nothing installed at a read: what scopes nested in it read, if anything, is installed
@@ -129,10 +130,9 @@ extension TrackingScope {
         let watched = WatchedSlots(raw: record.pointee.watchedSlots.load(ordering: .acquiring))
         if watched.generation == generation && watched.count == 0 {
             token.cancel()
-        } else if changed {
-            fireNow(index, generation: generation)
+            changed = false
         }
-        return slots == 0 ? .inert : token
+        return (slots == 0 ? .inert : token, changed)
     }
 
     /// The body threw: the scope closes (its slots stay, dead, until reused) and its record is

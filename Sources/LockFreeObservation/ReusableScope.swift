@@ -87,6 +87,18 @@ public struct ReusableScope: Sendable, Hashable {
             reshaped: 0, skipCount: 0, restOffset: 0)
     }
 
+    /// What a run nested in `enclosing` shows the getters: the enclosing run's dependencies, with
+    /// the cursor at their sentinel and none to keep.
+    private static func nested(in enclosing: tracking_run) -> tracking_run {
+        var run = enclosing
+        // (In a scope nested in it already, the count is 0 and the cursor is there.)
+        if enclosing.dependencyCount != 0 {
+            run.cursor = UnsafeMutableRawPointer(DependencyHead.at(enclosing.dependencies, enclosing.dependencyCount))
+            run.dependencyCount = 0
+        }
+        return run
+    }
+
     /// Whether the last run's dependencies are watched: the scope has run, has not been told of a
     /// change since, and has not been cancelled.
     public var isArmed: Bool {
@@ -136,14 +148,17 @@ public struct ReusableScope: Sendable, Hashable {
         } else {
             store.pointee.enclosingRun = thread.pointee.run
         }
-        // A nested run keeps nothing: its reads all go to the buffer.
+        // A nested run keeps nothing: its reads all go to the buffer. It shows the enclosing run's
+        // cursor at that run's sentinel, as a one-shot scope nested in a run does
+        // (`TrackingScope.track`): no read keeps an enclosing dependency, and a write counts
+        // itself in those the enclosing run has read (`TrackedObject._countOwnWrite`).
         thread.pointee.run = outermost
             ? tracking_run(
                 dependencies: store.pointee.dependencies.base, cursor: UnsafeMutableRawPointer(store.pointee.dependencies.base),
                 dependencyCount: store.pointee.count,
                 cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0,
                 restOffset: store.pointee.dependencies.restOffset)
-            : Self.noRun
+            : Self.nested(in: thread.pointee.run)
         let holds = outermost && Self.looksForWritesInFlight(store, wasArmed: wasArmed)
         // Held: the cursor is kept away from the getters, and every read takes the
         // checked path (`_trackingRecordAccess`).
@@ -157,7 +172,7 @@ public struct ReusableScope: Sendable, Hashable {
         // run let go of are released at the end of the thread's outermost scope
         // (`TrackingScope.releaseLater`), and a change an install found is told last.
         func finish() {
-            let shown = thread.pointee.run
+            let shown = outermost ? thread.pointee.run : Self.noRun
             thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
             var changed = false
             if _slowPath(store.pointee.cancelledInRun) {

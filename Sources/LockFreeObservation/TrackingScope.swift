@@ -76,10 +76,13 @@ enum TrackingScope {
         // (`TrackedObject._keepReadInline`). (`_countOwnWrite` may then count writes in dependencies
         // the run has not reached: harmless, a dependency's count is read only with a write word
         // the run loaded, and loading one resets it.)
+        // (In a scope nested in it already, the count is 0 and the cursor is there.)
         let savedCursor = thread.pointee.run.cursor
         let savedDependencyCount = thread.pointee.run.dependencyCount
-        thread.pointee.run.cursor = UnsafeMutableRawPointer(DependencyHead.at(thread.pointee.run.dependencies, savedDependencyCount))
-        thread.pointee.run.dependencyCount = 0
+        if savedDependencyCount != 0 {
+            thread.pointee.run.cursor = UnsafeMutableRawPointer(DependencyHead.at(thread.pointee.run.dependencies, savedDependencyCount))
+            thread.pointee.run.dependencyCount = 0
+        }
         let result: T
         do {
             result = try apply()
@@ -92,10 +95,13 @@ enum TrackingScope {
         }
         thread.pointee.run.cursor = savedCursor
         thread.pointee.run.dependencyCount = savedDependencyCount
-        let token = atRead
+        let (token, changed) = atRead
             ? closeAtRead(thread, from: start, callback: callback)
             : install(thread, from: start, continuous: continuous, callback: callback)
         end(thread, savedStart: savedStart)
+        // A change that raced the body is told once the scope has ended: the callback runs in the
+        // enclosing scope, as one run by a write there would.
+        if changed { fireNow(token.record, generation: token.generation) }
         return (result, token)
     }
 
@@ -173,13 +179,15 @@ enum TrackingScope {
         #endif
     }
 
+    /// Installs the scope's entries from `start` under a new record: returns its token, and whether
+    /// a write raced a read (the caller tells the scope once it has ended).
     @usableFromInline
     static func install(
         _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, continuous: Bool, callback: Callback
-    ) -> TrackingToken {
+    ) -> (TrackingToken, changed: Bool) {
         _checkInvariants(of: thread)
         let end = thread.pointee.count
-        guard start < end else { return .inert }
+        guard start < end else { return (.inert, false) }
         let table = ScopeTable.shared
         let (index, free) = table.acquire()
         let record = ScopeTable.record(index)
@@ -202,9 +210,7 @@ enum TrackingScope {
                 if installSlots(of: entry, in: object, record: index, generation: generation).changed { changed = true }
             }
         }
-        let token = TrackingToken(record: index, generation: generation)
-        if changed { fireNow(index, generation: generation) }
-        return token
+        return (TrackingToken(record: index, generation: generation), changed)
     }
 
     /// Installs `entry`'s slots in `object` for the record's incarnation `generation`, and re-checks
@@ -284,6 +290,7 @@ enum TrackingScope {
     }
 
     /// Runs the callback of a scope that saw a change while it was being installed.
+    @usableFromInline
     static func fireNow(_ index: UInt32, generation: UInt32) {
         let record = ScopeTable.record(index)
         var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
