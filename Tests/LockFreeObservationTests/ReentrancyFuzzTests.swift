@@ -157,6 +157,13 @@ final class ReentrancyWorld: @unchecked Sendable {
     /// Writes in flight (object, property): their willSet callbacks are running.
     var inFlight: [(object: Int, property: Int)] = []
     var nextValue = 1
+    /// In some programs, a long list of objects (ids) that bodies read in order: long enough that a
+    /// run whose last run read a row since removed near its start leaves a hole
+    /// (`ReusableScope.holeMoveLimit`), which later runs pass.
+    var list: [Int] = [] {
+        didSet { listed = Set(list) }
+    }
+    var listed: Set<Int> = []
     /// Callbacks and deinits running inside one another.
     var nesting = 0
     var step = 0
@@ -183,6 +190,12 @@ final class ReentrancyWorld: @unchecked Sendable {
     func runProgram() {
         for _ in 0..<6 { createObject() }
         for i in 0..<8 { addScope(i) }
+        if rng.below(4) == 0 {
+            for _ in 0..<(2 * ReusableScope.holeMoveLimit + 10) {
+                createObject(hook: .nothing)
+                list.append(nextObject - 1)
+            }
+        }
         for s in 0..<50 where failures.isEmpty {
             step = s
             trace("step \(s)")
@@ -230,18 +243,41 @@ final class ReentrancyWorld: @unchecked Sendable {
         case 13: createObject()
         case 14..<16: dropObject()
         case 16: if depth == 0 { replaceCancelledScope() } else { read() }
+        case 17:
+            if !list.isEmpty && rng.below(2) == 0 { readList() } else if !list.isEmpty { editList() } else { read() }
         default:
             if depth < 4, let scope = randomScope() { open(scope, depth: depth) }
         }
     }
 
+    /// Mostly one of the objects outside the list (there are few of them).
     func randomObject() -> FuzzObject? {
-        guard !pool.isEmpty else { return nil }
-        let ids = pool.keys.sorted()
+        let all = pool.keys.sorted()
+        let outside = list.isEmpty || rng.below(8) == 0 ? all : all.filter { !listed.contains($0) }
+        let ids = outside.isEmpty ? all : outside
+        guard !ids.isEmpty else { return nil }
         return pool[ids[rng.below(ids.count)]]
     }
 
     func randomScope() -> Scope? { scopes.isEmpty ? nil : scopes[rng.below(scopes.count)] }
+
+    /// Reads property 0 of every row of the list still in the pool, in order.
+    func readList() {
+        trace("read list of \(list.count)")
+        for id in list { if let object = pool[id] { read(object, 0) } }
+    }
+
+    /// Removes a row near the start of the list, or inserts a new one there.
+    func editList() {
+        let at = rng.below(min(list.count, 40))
+        if rng.below(3) == 0 {
+            createObject(hook: .nothing)
+            list.insert(nextObject - 1, at: at)
+        } else {
+            list.remove(at: at)
+        }
+        trace("list edited at \(at): \(list.count) rows")
+    }
 
     func replaceCancelledScope() {
         if let scope = scopes.first(where: { $0.cancelled }) { addScope(scope.index) }
@@ -450,11 +486,11 @@ final class ReentrancyWorld: @unchecked Sendable {
 
     // MARK: Objects
 
-    func createObject() {
+    func createObject(hook: Hook? = nil) {
         let id = nextObject
         nextObject += 1
         trace("create \(id)")
-        let object = FuzzObject(id: id, world: self, hook: randomHook())
+        let object = FuzzObject(id: id, world: self, hook: hook ?? randomHook())
         pool[id] = object
         weak[id] = Weak(object)
     }
