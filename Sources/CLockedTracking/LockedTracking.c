@@ -19,26 +19,38 @@ _Thread_local locked_tracking_thread locked_tracking_current __attribute__((tls_
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-// Frees the calling thread's buffer when it exits (the argument is only the key's trigger).
+// Frees the calling thread's buffers when it exits (the argument is only the key's trigger).
 static void release_thread_state(void *unused) {
     (void)unused;
     free(locked_tracking_current.pending);
+    free(locked_tracking_current.released);
     locked_tracking_current.pending = 0;
     locked_tracking_current.pendingCapacity = 0;
+    locked_tracking_current.released = 0;
+    locked_tracking_current.releasedCapacity = 0;
 }
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, release_thread_state); }
 
-void locked_tracking_grow_pending(locked_tracking_thread *state) {
-    if (!state->pending) {
+// Doubles `*buffer` (at least 16 pointers); registers the exit destructor with the thread's first buffer.
+static void grow(locked_tracking_thread *state, void ***buffer, intptr_t *capacity) {
+    if (!state->pending && !state->released) {
         pthread_once(&exit_key_once, make_exit_key);
         pthread_setspecific(exit_key, (void *)1);
     }
-    intptr_t next = state->pendingCapacity < 16 ? 16 : state->pendingCapacity * 2;
-    void **grown = realloc(state->pending, (size_t)next * sizeof(void *));
+    intptr_t next = *capacity < 16 ? 16 : *capacity * 2;
+    void **grown = realloc(*buffer, (size_t)next * sizeof(void *));
     if (!grown) abort();
-    state->pending = grown;
-    state->pendingCapacity = next;
+    *buffer = grown;
+    *capacity = next;
+}
+
+void locked_tracking_grow_pending(locked_tracking_thread *state) {
+    grow(state, &state->pending, &state->pendingCapacity);
+}
+
+void locked_tracking_grow_released(locked_tracking_thread *state) {
+    grow(state, &state->released, &state->releasedCapacity);
 }
 
 #if defined(__has_feature)

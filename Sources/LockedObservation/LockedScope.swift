@@ -16,9 +16,12 @@ import LockFreeObservation
 /// itself notifies nobody. Reads of a `run` nested in another scope's run on the same thread count
 /// for both.
 ///
-/// A copy shares the scope. `run` and `cancel` must not overlap (one view, one thread at a time);
-/// writers may come from any thread. The scope keeps the objects it depends on alive until a run
-/// no longer reads them or it is cancelled; it is cancelled when its last copy goes away.
+/// A copy shares the scope. `run` and `cancel` must not overlap (one view, one thread at a time),
+/// but for a `cancel` inside the scope's own run, on its thread; writers may come from any thread.
+/// The scope keeps the objects it depends on alive until a run no longer reads them or it is
+/// cancelled; it is cancelled when its last copy goes away. Objects it lets go of while a scope
+/// runs on the thread are released once the thread's outermost scope has ended, so that their
+/// deinits run outside every scope.
 public struct LockedScope {
     @usableFromInline let handle: _ScopeHandle
 
@@ -37,7 +40,8 @@ public struct LockedScope {
     }
 
     /// Evaluates `body`, tracking what it reads; re-arms the scope on those dependencies. A
-    /// cancelled scope runs `body` untracked.
+    /// cancelled scope runs `body` untracked. Running the scope inside its own run is a
+    /// precondition failure.
     @inlinable
     public func run<T>(_ body: () throws -> T) rethrows -> T {
         let frame = handle.core.begin()
@@ -53,7 +57,12 @@ public struct LockedScope {
     }
 
     /// Ends the scope: no more calls back (one already running finishes), its slots and objects
-    /// dropped, its observer released. Returns whether a call back was still to come.
+    /// dropped, its observer released. Returns whether a call back was still to come: once it
+    /// returned `true`, no call back starts.
+    ///
+    /// May be called inside the scope's own run, or inside a run nested in it, on the thread
+    /// running it: the scope stops watching at once, and its run's end keeps nothing of what the
+    /// run read (a run nested in another still counts for the enclosing one).
     @discardableResult
     public func cancel() -> Bool { handle.core.cancel() }
 

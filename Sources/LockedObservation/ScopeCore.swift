@@ -255,10 +255,12 @@ final class _ScopeCore: @unchecked Sendable {
     /// Taken only through `withCallback`, which shows it to ThreadSanitizer in its builds.
     let callback: Mutex<_Callback?>
 
-    /// The `locked_tracking_thread` address of the thread running an outermost `LockedScope` run,
-    /// or 0: a write by that thread (the body's own, or a callback's inside it) does not claim the
-    /// scope, which stays armed while it runs. Relaxed: only the running thread stores it, and a
-    /// thread compares it with its own address (as the lock-free registrar's `runner`).
+    /// The `locked_tracking_thread` address of the thread running the scope, or 0: a write by that
+    /// thread (the body's own, or a callback's inside it) does not claim the scope, which an
+    /// outermost `LockedScope` run keeps armed while it runs; a run of the scope inside its own
+    /// run is refused, and a `cancel()` inside it is left to its end (`cancelledInRun`). Relaxed:
+    /// only the running thread stores it, and a thread compares it with its own address (as the
+    /// lock-free registrar's `runner`).
     let runner = Atomic<UInt>(0)
 
     // The dependency lists are touched by one thread at a time, the one running or closing the
@@ -314,6 +316,11 @@ final class _ScopeCore: @unchecked Sendable {
     /// the dependency it displaced, dropped when the run ends (`settleDisplacement`).
     @exclusivity(unchecked) var displacing = false
     @exclusivity(unchecked) var displaced = _Dependency.hole
+    /// The running run is an outermost `LockedScope` run: its reads are kept by the cursor.
+    @exclusivity(unchecked) var keepingRun = false
+    /// Set by a `cancel()` made on the thread running the scope (inside its own run, or inside a
+    /// run nested in it): the run's end keeps nothing of what it read (`closeCancelledRun`).
+    @exclusivity(unchecked) var cancelledInRun = false
     /// A list update leaves holes instead of moving more than this many kept dependencies down.
     static let holeMoveLimit = 128
     static let holeRunLimit = 8
@@ -366,9 +373,14 @@ final class _ScopeCore: @unchecked Sendable {
     /// or a `withTracking` / `observeChanges` scope) disarms the scope (its body's writes, and
     /// another thread's during it, notify nobody; the re-check at the end catches the latter) and
     /// records every read.
+    ///
+    /// The thread state a run changes (the running scope, the cursor, its list, the reads counted,
+    /// a held cursor) is saved in the frame and put back at the end, so that a run nested in
+    /// another leaves the enclosing run's as it found it. A scope cannot run inside its own run.
     @usableFromInline
     func begin() -> _RunFrame {
         let thread = locked_tracking_state().unsafelyUnwrapped
+        precondition(runner.load(ordering: .relaxed) != UInt(bitPattern: thread), "LockedScope.run called inside its own run")
         let saved = thread.pointee.run
         var frame = _RunFrame(
             saved: saved, cursor: thread.pointee.cursor, dependencies: thread.pointee.dependencies,
@@ -395,6 +407,8 @@ final class _ScopeCore: @unchecked Sendable {
             if keeping { atomicMemoryFence(ordering: .sequentiallyConsistent) }
             frame.tracking = true
             frame.keeping = keeping
+            keepingRun = keeping
+            runner.store(UInt(bitPattern: thread), ordering: .relaxed)
             nextCount = 0
             cursor = 0
             reshaped = false
@@ -402,7 +416,6 @@ final class _ScopeCore: @unchecked Sendable {
             notKeptCount = 0
             thread.pointee.run = Unmanaged.passUnretained(self).toOpaque()
             if keeping {
-                runner.store(UInt(bitPattern: thread), ordering: .relaxed)
                 _DependencyList.endWithSentinel(deps, at: depCount)
                 thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads)
                 thread.pointee.dependencies = UnsafeMutableRawPointer(deps.heads)
@@ -452,27 +465,50 @@ final class _ScopeCore: @unchecked Sendable {
 
     /// Ends a run begun by `begin()`: brings the slots in line with what it read, re-arms and
     /// re-checks (`finish`, `finishKept`); an enclosing scope on this thread also depends on what
-    /// this run read.
+    /// this run read. A scope cancelled during the run keeps nothing (`closeCancelledRun`).
+    ///
+    /// Everything that can run user code comes after the thread's state is the enclosing run's
+    /// again and the scope is no longer the running one: the objects the run let go of are
+    /// released once the thread's outermost scope has ended (`releaseLater`), and a change a
+    /// re-check saw is told last, after the merge into the enclosing run.
     @usableFromInline
     func end(_ frame: _RunFrame) {
         guard frame.tracking else { return }
         let thread = locked_tracking_state().unsafelyUnwrapped
+        var changed = false
         if frame.keeping {
             cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
             let bitsRead = thread.pointee.bitsRead
             runner.store(0, ordering: .relaxed)
             restore(frame, thread)
-            finishKept(bitsRead: bitsRead)
-            return
-        }
-        restore(frame, thread)
-        finish()
-        if let outer = frame.saved {
+            if _slowPath(cancelledInRun) {
+                closeCancelledRun()
+            } else {
+                changed = finishKept(bitsRead: bitsRead)
+            }
+        } else {
+            runner.store(0, ordering: .relaxed)
+            restore(frame, thread)
             // Nested runs merge into the enclosing one, as Observation's scopes do, with the
-            // versions this run recorded (its reads came before the merge).
-            let scope = Unmanaged<_ScopeCore>.fromOpaque(outer).takeUnretainedValue()
-            for i in 0..<depCount { scope.merge(deps[i]) }
+            // versions this run recorded (its reads came before the merge), cancelled or not.
+            if _slowPath(cancelledInRun) {
+                merge(next, count: nextCount, into: frame.saved)
+                closeCancelledRun()
+            } else {
+                changed = finish()
+                merge(deps, count: depCount, into: frame.saved)
+            }
         }
+        if thread.pointee.run == nil && thread.pointee.releasedCount != 0 { Self.releaseDeferred(thread) }
+        if changed && claim() { runCallback() }
+    }
+
+    /// Merges the first `count` dependencies of `list` (entries: no holes) into the enclosing run
+    /// `outer`, if any.
+    private func merge(_ list: _DependencyList, count: Int, into outer: UnsafeMutableRawPointer?) {
+        guard let outer else { return }
+        let scope = Unmanaged<_ScopeCore>.fromOpaque(outer).takeUnretainedValue()
+        for i in 0..<count { scope.merge(list[i]) }
     }
 
     private func restore(_ frame: _RunFrame, _ thread: UnsafeMutablePointer<locked_tracking_thread>) {
@@ -499,7 +535,7 @@ final class _ScopeCore: @unchecked Sendable {
     }
 
     /// Whether the running run is an outermost `LockedScope` run (its cursor is the thread's).
-    private var isKeeping: Bool { runner.load(ordering: .relaxed) != 0 }
+    private var isKeeping: Bool { keepingRun }
 
     /// Adds a nested run's dependency to this (running) run.
     private func merge(_ dependency: _Dependency) {
@@ -593,6 +629,11 @@ final class _ScopeCore: @unchecked Sendable {
             for i in cursor...after { noteNotKept(i) }
             cursor = after &+ 1
         } else {
+            // A read of an object whose deinit is running (it reads its own properties while a
+            // scope runs on its thread) is not recorded: nothing can read it after, and a retain
+            // would outlive its deallocation. (Only here: a dependency listed is retained, so the
+            // paths above never see such an object.)
+            if _slowPath(swift_isDeallocating(raw)) { return }
             // A new dependency: the scope holds the object until a run no longer reads it.
             _ = Unmanaged.passUnretained(object).retain()
             // Not during a write in flight (as the lock-free registrar's `_displaceLastDependency`):
@@ -743,8 +784,8 @@ final class _ScopeCore: @unchecked Sendable {
     /// The end of a run that recorded every read: drops the slots of the last run's dependencies
     /// this run did not read (before arming, so that they never notify for this run), arms, then,
     /// per object under its lock, installs or updates the slot and re-checks the version. A change
-    /// missed by the run fires the scope now.
-    private func finish() {
+    /// missed by the run is returned: `end(_:)` tells the scope once the run has ended.
+    private func finish() -> Bool {
         var updates = 0
         for i in 0..<depCount where deps[i].object != nil {
             drop(deps[i])
@@ -760,7 +801,8 @@ final class _ScopeCore: @unchecked Sendable {
             expected: Phase.idle.rawValue, desired: Phase.armed.rawValue, ordering: .sequentiallyConsistent)
         var changed = false
         for i in 0..<depCount where install(&deps[i], &updates) { changed = true }
-        end(watchedBits: countWatchedBits(), updates: updates, changed: changed)
+        settle(watchedBits: countWatchedBits(), updates: updates)
+        return changed
     }
 
     /// The end of an outermost `LockedScope` run (the scope stayed armed). When it read what the
@@ -768,18 +810,18 @@ final class _ScopeCore: @unchecked Sendable {
     /// is the kept dependencies and the run's entries in read order; a kept dependency read with
     /// fewer properties has its slot narrowed, one not read is dropped, and each entry is installed
     /// (or takes its dependency's slot over) and re-checked under its object's lock, as `finish`
-    /// does.
-    private func finishKept(bitsRead: Int) {
-        if displacing {
-            finishKeptDisplacing(bitsRead: bitsRead)
-            return
-        }
+    /// does. Returns whether a re-check saw a change.
+    private func finishKept(bitsRead: Int) -> Bool {
+        if displacing { return finishKeptDisplacing(bitsRead: bitsRead) }
         let kept = cursor
         if nextCount == 0 && kept == depCount && kept &+ bitsRead == watchedBits && !reshaped {
             lastRunSlotUpdates = 0
-            return
+            return false
         }
-        if !reshaped && notKeptCount <= Self.notKeptLimit && finishKeptBySpans(bitsRead: bitsRead) { return }
+        var changed = false
+        if !reshaped && notKeptCount <= Self.notKeptLimit && finishKeptBySpans(bitsRead: bitsRead, changed: &changed) {
+            return changed
+        }
         var updates = 0
         // The new list, in read order (each entry before the kept dependency at its position),
         // built in the spare list. Entries are marked `position` -2 until installed.
@@ -819,22 +861,23 @@ final class _ScopeCore: @unchecked Sendable {
         adoptSpare(count: count)
         // Each entry (a new dependency, or one that took a kept one's slot over): installed and
         // re-checked under its lock, as `finish` does. A kept dependency's slot stays as it was.
-        var changed = false
         for i in 0..<depCount where deps.rests[i].position == -2 && install(&deps[i], &updates) { changed = true }
-        end(watchedBits: countWatchedBits(), updates: updates, changed: changed)
+        settle(watchedBits: countWatchedBits(), updates: updates)
+        return changed
     }
 
     /// `finishKept` after a run whose new read took the last dependency's place: settled first
     /// (`settleDisplacement`), then finished as any other run, the new dependency a kept one read
-    /// with exactly its properties; the scope is told if the new dependency's re-check saw a change.
+    /// with exactly its properties. Returns whether the new dependency's re-check, or the
+    /// reconciliation's, saw a change.
     @inline(never)
-    private func finishKeptDisplacing(bitsRead: Int) {
+    private func finishKeptDisplacing(bitsRead: Int) -> Bool {
         var updates = 0
         let changed = settleDisplacement(&updates)
         displacing = false
-        finishKept(bitsRead: bitsRead)
+        let reconciled = finishKept(bitsRead: bitsRead)
         lastRunSlotUpdates &+= updates
-        if changed && claim() { runCallback() }
+        return changed || reconciled
     }
 
     /// `finishKept` for a run that kept every dependency it read with exactly its watched
@@ -843,8 +886,9 @@ final class _ScopeCore: @unchecked Sendable {
     /// The list is updated where it stands when no kept dependency moves (each entry lands where a
     /// dependency not kept was, or after the last: two rows swapped, one replaced); otherwise it is
     /// copied in spans of kept dependencies, with the entries between them. Returns `false`, having
-    /// changed nothing, when the run read its kept dependencies otherwise.
-    private func finishKeptBySpans(bitsRead: Int) -> Bool {
+    /// changed nothing, when the run read its kept dependencies otherwise; `found` is set when an
+    /// install's re-check saw a change.
+    private func finishKeptBySpans(bitsRead: Int, changed found: inout Bool) -> Bool {
         let kept = cursor
         // Each kept dependency read a subset of its watched properties: the totals are equal only
         // if every one read all of them.
@@ -886,7 +930,8 @@ final class _ScopeCore: @unchecked Sendable {
             let list = nextCount <= depCapacity ? deps : reserveSpare(nextCount)
             for e in 0..<nextCount { place(list, e, e) }
             if list == deps { adopt(count: nextCount) } else { adoptSpare(count: nextCount) }
-            end(watchedBits: bits, updates: updates, changed: changed)
+            settle(watchedBits: bits, updates: updates)
+            found = changed
             return true
         }
         // A dry run: the list can be updated where it stands if every kept span moves the same way
@@ -957,7 +1002,8 @@ final class _ScopeCore: @unchecked Sendable {
                 holes: { at, count in leaveHoles(list, at, count) })
             adoptSpare(count: count, holes: holes)
         }
-        end(watchedBits: bits, updates: updates, changed: changed)
+        settle(watchedBits: bits, updates: updates)
+        found = changed
         return true
     }
 
@@ -1018,11 +1064,10 @@ final class _ScopeCore: @unchecked Sendable {
         return object._withUnsafeGuaranteedRef { $0._install(&dependency, for: self) }
     }
 
-    /// The end of every finish: the totals kept, and a change the re-checks saw called back.
-    private func end(watchedBits: Int, updates: Int, changed: Bool) {
+    /// The end of every finish: the totals kept.
+    private func settle(watchedBits: Int, updates: Int) {
         self.watchedBits = watchedBits
         lastRunSlotUpdates = updates
-        if changed && claim() { runCallback() }
     }
 
     /// The spare list, with room for `capacity` dependencies.
@@ -1044,15 +1089,49 @@ final class _ScopeCore: @unchecked Sendable {
         adopt(count: count, holes: holes)
     }
 
-    /// Removes `dependency`'s slot, under its object's lock, and releases the object.
+    /// Removes `dependency`'s slot, under its object's lock, and lets go of the object
+    /// (`releaseLater`).
     private func drop(_ dependency: _Dependency) {
-        let object = Unmanaged<LockedObject>.fromOpaque(dependency.object.unsafelyUnwrapped)
+        let raw = dependency.object.unsafelyUnwrapped
         if dependency.slot >= 0 {
+            let object = Unmanaged<LockedObject>.fromOpaque(raw)
             let core = object._withUnsafeGuaranteedRef { o in o._withObservers { $0.remove(at: dependency.slot) } }
             // The slot's retain; the handle still holds the scope.
             Unmanaged<_ScopeCore>.fromOpaque(core).release()
         }
-        object.release()
+        Self.releaseLater(raw)
+    }
+
+    /// Lets go of one retain of `object` once no scope runs on this thread: when the thread's
+    /// outermost scope has ended (`end(_:)`), or at once where none runs (`cancel()`). A run's
+    /// reconciliation, a displacement and a cancellation let go of their objects this way, so
+    /// that a deinit never runs while a scope is between two states, nor while a run is the
+    /// running scope (its writes would be taken for the body's own, its reads recorded).
+    static func releaseLater(_ object: UnsafeMutableRawPointer) {
+        let thread = locked_tracking_state().unsafelyUnwrapped
+        if thread.pointee.releasedCount == thread.pointee.releasedCapacity { locked_tracking_grow_released(thread) }
+        thread.pointee.released[thread.pointee.releasedCount] = object
+        thread.pointee.releasedCount &+= 1
+    }
+
+    /// Releases the objects let go of (`releaseLater`), once no scope runs on this thread. Each is
+    /// taken off the list before it is released: its deinit may track, write, run or cancel
+    /// scopes, and end an outermost scope of its own, which releases what is left (each exactly
+    /// once).
+    @inline(never)
+    static func releaseDeferred(_ thread: UnsafeMutablePointer<locked_tracking_thread>) {
+        while thread.pointee.releasedCount > 0 {
+            let last = thread.pointee.releasedCount &- 1
+            let object = thread.pointee.released[last].unsafelyUnwrapped
+            thread.pointee.releasedCount = last
+            Unmanaged<LockedObject>.fromOpaque(object).release()
+        }
+    }
+
+    /// `releaseDeferred` when no scope runs on this thread; otherwise the outermost one's end does it.
+    private static func releaseDeferredIfNoRun() {
+        let thread = locked_tracking_state().unsafelyUnwrapped
+        if thread.pointee.run == nil && thread.pointee.releasedCount != 0 { releaseDeferred(thread) }
     }
 
     /// The list just put in place holds `count` dependencies; the running run's list starts
@@ -1113,7 +1192,13 @@ final class _ScopeCore: @unchecked Sendable {
 
     // MARK: Ending
 
-    /// Cancels the scope. Returns whether it was armed (a call back was still to come).
+    /// Cancels the scope. Returns whether it was armed (a call back was still to come); once it
+    /// returned `true`, no callback starts.
+    ///
+    /// On the thread running the scope (inside its own run, or inside a run nested in it), the
+    /// scope is closed at once (no write claims it) and its run's end keeps nothing of what it
+    /// read (`closeCancelledRun`). A run that is not armed while it runs (nested in another, or a
+    /// one-shot scope's) counts as armed: its end would have armed it.
     @discardableResult
     func cancel() -> Bool {
         var current = phase.load(ordering: .acquiring)
@@ -1124,8 +1209,14 @@ final class _ScopeCore: @unchecked Sendable {
             let (exchanged, seen) = phase.compareExchange(
                 expected: current, desired: Phase.closed.rawValue, ordering: .acquiringAndReleasing)
             if exchanged {
-                dropAll()
-                return current == Phase.armed.rawValue
+                let runningHere = runner.load(ordering: .relaxed) == UInt(bitPattern: locked_tracking_state())
+                if runningHere {
+                    cancelledInRun = true
+                } else {
+                    dropAll()
+                    Self.releaseDeferredIfNoRun()
+                }
+                return current == Phase.armed.rawValue || runningHere && current == Phase.idle.rawValue
             }
             current = seen
         }
@@ -1136,10 +1227,33 @@ final class _ScopeCore: @unchecked Sendable {
             expected: phase.rawValue, desired: Phase.closed.rawValue, ordering: .acquiringAndReleasing
         ).exchanged {
             dropAll()
+            Self.releaseDeferredIfNoRun()
         }
     }
 
-    /// Drops every slot and object, and the callback. Called once, by whoever closed the scope.
+    /// The end of a run whose scope was cancelled on its own thread during the run: nothing it
+    /// read is kept. Its entries, its last run's dependencies and a displaced one are let go of
+    /// (slots removed, objects released once the thread's outermost scope has ended), and its
+    /// callback dropped.
+    @inline(never)
+    private func closeCancelledRun() {
+        cancelledInRun = false
+        // An entry holds its own retain, or one it took over (with the slot) from a dependency
+        // whose object is now nil.
+        for i in 0..<nextCount { drop(next[i]) }
+        nextCount = 0
+        if displacing {
+            // The new dependency took the displaced one's place in the list; both hold a retain.
+            drop(displaced)
+            displaced = _Dependency.hole
+            displacing = false
+        }
+        reshaped = false
+        dropAll()
+    }
+
+    /// Drops every slot and the callback, and lets go of every object (`releaseLater`). Called
+    /// once, by whoever closed the scope (or by the end of a run cancelled inside it).
     private func dropAll() {
         // The caller holds the scope (its handle, or a writer's claim), so the slots' releases
         // below never free it here.
@@ -1153,7 +1267,7 @@ final class _ScopeCore: @unchecked Sendable {
             }
             deps.rests[i].object = nil
             deps.heads[i].key = 0
-            object.release()
+            Self.releaseLater(raw)
         }
         depCount = 0
         holes = 0

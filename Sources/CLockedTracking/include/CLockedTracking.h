@@ -22,6 +22,13 @@ typedef struct locked_tracking_thread {
     intptr_t dependencyCount; ///< Its length: 0 outside an outermost `LockedScope` run.
     intptr_t bitsRead;        ///< Properties the run read of kept dependencies beyond one per dependency kept.
     void *heldCursor;         ///< In a run that began with an observed write in flight: the cursor, held away from the getters (`cursor` is then the sentinel); otherwise null. As the lock-free registrar's `tracking_thread.heldCursor`.
+    /// Objects (`LockedObject`, one retain each) the registrar let go of while a scope was running
+    /// on this thread (a run's dropped dependencies, a cancelled scope's objects): released when
+    /// the thread's outermost scope has ended (`_ScopeCore.releaseLater`), so that no deinit runs
+    /// inside a run or its end.
+    void **released;
+    intptr_t releasedCount;
+    intptr_t releasedCapacity;
 } locked_tracking_thread;
 
 /// The key no dependency has (`_Dependency.key`), that the sentinels hold.
@@ -73,6 +80,13 @@ _Bool locked_write_in_flight(const uint64_t *word) {
 
 /// Grows `pending` to hold at least one more scope. Registers a thread-exit destructor on first use.
 void locked_tracking_grow_pending(locked_tracking_thread *state);
+
+/// Grows `released` to hold at least one more object, as `locked_tracking_grow_pending`.
+void locked_tracking_grow_released(locked_tracking_thread *state);
+
+/// The Swift runtime's own test (exported by libswiftCore): whether `object`'s deinit has begun.
+/// A read of such an object is not recorded: retaining it would outlive its deallocation.
+_Bool swift_isDeallocating(void *object);
 
 // ThreadSanitizer and the locks. The stdlib's `Mutex` waits on a futex inside the Synchronization
 // module, which is not instrumented: ThreadSanitizer sees the accesses a lock orders and not the

@@ -1,0 +1,467 @@
+import CLockedTracking
+import Foundation
+import Synchronization
+import Testing
+
+@testable import LockedObservation
+
+/// A model with two tracked properties, `count` (0) and `other` (1), that any thread may write.
+final class Pair: LockedObject, @unchecked Sendable {
+    // `@unchecked Sendable`: both values are atomic.
+    private let countStorage = Atomic<Int>(0)
+    private let otherStorage = Atomic<Int>(0)
+
+    var count: Int {
+        get { trackAccess(0); return countStorage.load(ordering: .acquiring) }
+        set { withMutation(0) { countStorage.store(newValue, ordering: .releasing) } }
+    }
+
+    var other: Int {
+        get { trackAccess(1); return otherStorage.load(ordering: .acquiring) }
+        set { withMutation(1) { otherStorage.store(newValue, ordering: .releasing) } }
+    }
+}
+
+/// A model whose deinit runs a hook (a write, a read of itself), and whether a scope was running
+/// on its thread then.
+final class Dying: LockedObject, @unchecked Sendable {
+    // `@unchecked Sendable`: the hook is set at init and never changed.
+    private var _count = 0
+    var count: Int {
+        get { trackAccess(0); return _count }
+        set { withMutation(0) { _count = newValue } }
+    }
+
+    let onDeinit: (Dying) -> Void
+    init(onDeinit: @escaping (Dying) -> Void = { _ in }) {
+        self.onDeinit = onDeinit
+        super.init()
+    }
+
+    deinit { onDeinit(self) }
+
+    /// Whether a scope runs on the calling thread.
+    static var aScopeRuns: Bool { locked_tracking_state()!.pointee.run != nil }
+}
+
+/// A counter a callback bumps.
+final class Told: Sendable {
+    private let calls = Atomic<Int>(0)
+    func bump() { calls.add(1, ordering: .relaxed) }
+    var value: Int { calls.load(ordering: .relaxed) }
+}
+
+/// A scope that its own callback can reach (the scope is made after the closure).
+final class ScopeBox: @unchecked Sendable {
+    // `@unchecked Sendable`: set before any callback can run; callbacks run on the test's thread.
+    var scope: LockedScope?
+    var render: () -> Void = {}
+}
+
+/// The calling thread is outside every run: no running scope, the cursor on the sentinel, none
+/// held, nothing left to release.
+func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_sourceLocation) {
+    let thread = locked_tracking_state()!.pointee
+    #expect(thread.run == nil, note, sourceLocation: sourceLocation)
+    #expect(thread.cursor == locked_no_dependencies_address(), note, sourceLocation: sourceLocation)
+    #expect(thread.dependencyCount == 0 && thread.heldCursor == nil, note, sourceLocation: sourceLocation)
+    #expect(thread.releasedCount == 0, note, sourceLocation: sourceLocation)
+}
+
+/// User code re-entering the `locked` registrar from every place it runs it: bodies, nested runs,
+/// callbacks, and the deinits of the objects it releases, as the lock-free registrar's
+/// `ReentrancyTests`. Each test names the mechanism it proves.
+@Suite struct LockedReentrancyTests {
+    /// A run nested in another run records its reads for the enclosing run too (the merge), and
+    /// the thread's run state is saved and put back around it (`_RunFrame`): round after round,
+    /// every write of what a scope read in its last run tells it once, from this thread outside
+    /// any run or from another, and each object is released as often as retained.
+    @Test(arguments: [false, true])
+    func aRunNestedInARunKeepsTheOuterScopesDependencies(fromAnotherThread: Bool) {
+        let a = Pair(), b = Pair()
+        var x: Pair? = Pair()
+        weak let weakX = x
+        let outerTold = Told(), innerTold = Told()
+        let outer = LockedScope { outerTold.bump() }
+        let inner = LockedScope { innerTold.bump() }
+        let held = x!
+        x = nil
+        func write(_ pair: Pair) {
+            if fromAnotherThread { onAnotherThread { pair.count += 1 } } else { pair.count += 1 }
+        }
+        for round in 0..<6 {
+            outer.run {
+                _ = a.count
+                inner.run { _ = held.count }
+                _ = b.count
+            }
+            expectNoRun("round \(round)")
+            #expect(outer.isArmed && inner.isArmed, "round \(round)")
+            let (outerBefore, innerBefore) = (outerTold.value, innerTold.value)
+            write([held, a, b][round % 3])
+            #expect(outerTold.value == outerBefore + 1, "round \(round): the outer scope was not told")
+            #expect(innerTold.value == innerBefore + (round % 3 == 0 ? 1 : 0), "round \(round)")
+            // A second write in the same round tells nobody: each scope is told once per run.
+            write(held)
+            #expect(outerTold.value == outerBefore + 1, "round \(round)")
+        }
+        outer.cancel()
+        inner.cancel()
+        #expect([held, a, b].allSatisfy { $0._observerCount == 0 })
+        #expect(weakX != nil, "released more often than retained")
+    }
+
+    /// The same through a one-shot scope between the two runs.
+    @Test func aRunNestedInAOneShotScopeInARunKeepsTheOuterScopesDependencies() {
+        let a = Pair(), b = Pair(), x = Pair()
+        let outerTold = Told(), innerTold = Told(), oneShotTold = Told()
+        let outer = LockedScope { outerTold.bump() }
+        let inner = LockedScope { innerTold.bump() }
+        for round in 0..<4 {
+            outer.run {
+                _ = a.count
+                LockedTracking.withTracking({ inner.run { _ = x.count } }, onChange: { oneShotTold.bump() })
+                _ = b.count
+            }
+            expectNoRun("round \(round)")
+            let (outerBefore, innerBefore, oneShotBefore) = (outerTold.value, innerTold.value, oneShotTold.value)
+            x.count += 1
+            #expect(outerTold.value == outerBefore + 1, "round \(round)")
+            #expect(innerTold.value == innerBefore + 1, "round \(round)")
+            #expect(oneShotTold.value == oneShotBefore + 1, "round \(round)")
+        }
+        outer.cancel()
+        inner.cancel()
+        #expect(x._observerCount == 0)
+    }
+
+    /// A callback that re-renders another view inside a run: the body's write tells the inner
+    /// scope, whose callback runs it again, nested in the outer run, at the write's willSet. That
+    /// render reads the value the write replaces, so its install straddles the write: the write's
+    /// end tells the inner scope again (a second render). The outer scope read `y` before its own
+    /// write, and the merge keeps that read's version with the write counted as its own: nothing
+    /// it missed, so it is not told (the lock-free registrar keeps the nested render's version
+    /// and tells it once, at its end). Exact counts, round after round; and the outer keeps what
+    /// it read through the nested renders: a write after the run tells it once.
+    @Test func aCallbackThatRerendersAViewInsideARunKeepsBothScopesExact() {
+        let a = Pair(), y = Pair(), x = Pair()
+        let outerTold = Told(), innerRenders = Told()
+        let box = ScopeBox()
+        box.render = {
+            innerRenders.bump()
+            box.scope!.run {
+                _ = x.count
+                _ = y.count
+            }
+        }
+        box.scope = LockedScope { box.render() }
+        let outer = LockedScope { outerTold.bump() }
+        box.render()
+        for round in 0..<4 {
+            let (renders, told) = (innerRenders.value, outerTold.value)
+            outer.run {
+                _ = a.count
+                y.count += 1  // tells the inner scope, which renders again here
+                _ = a.other
+            }
+            expectNoRun("round \(round)")
+            #expect(innerRenders.value == renders + 2, "round \(round)")
+            #expect(outerTold.value == told, "round \(round): its own write")
+            x.count += 1
+            #expect(outerTold.value == told + 1, "round \(round): told twice in one run")
+            // At x's willSet and, the render having read x's old value, at its end.
+            #expect(innerRenders.value == renders + 4, "round \(round)")
+        }
+        // Renders nested in runs that write nothing: the outer keeps what it read through them.
+        for round in 0..<3 {
+            outer.run {
+                _ = a.count
+                box.render()
+                _ = a.other
+            }
+            let told = outerTold.value
+            x.count += 1
+            #expect(outerTold.value == told + 1, "round \(round): the outer run read x through the nested render")
+        }
+        outer.cancel()
+        box.scope!.cancel()
+        #expect([a, x, y].allSatisfy { $0._observerCount == 0 })
+    }
+
+    /// A change a nested run's end finds (its install's re-check) is told after that end, once
+    /// its reads are merged into the enclosing run (`_ScopeCore.end`): a callback that renders
+    /// the nested view again then adds to what the enclosing run read, instead of going before
+    /// it. Told inside the end, the render's later read was merged first, and the enclosing
+    /// scope, which read `x` before another thread's write, was not told.
+    @Test func aChangeANestedRunsEndFindsIsToldAfterItsMerge() {
+        let x = Pair()
+        let outerTold = Told(), innerTold = Told()
+        let box = ScopeBox()
+        box.render = { box.scope!.run { _ = x.count } }
+        box.scope = LockedScope {
+            innerTold.bump()
+            if innerTold.value == 1 { box.render() }
+        }
+        let outer = LockedScope { outerTold.bump() }
+        outer.run {
+            box.scope!.run {
+                _ = x.count
+                // The nested scope is not armed while it runs: its end's re-check finds this.
+                onAnotherThread { x.count = 10 }
+            }
+        }
+        expectNoRun()
+        #expect(innerTold.value == 1)
+        #expect(outerTold.value == 1, "the outer run read x before the other thread's write")
+        outer.cancel()
+        box.scope!.cancel()
+    }
+
+    /// A dependency a run drops is released once the run has ended (`_ScopeCore.releaseLater`,
+    /// drained at the thread's outermost end), not in the reconciliation: its deinit's write of a
+    /// property the scope still watches tells the scope, whose callback renders it again at
+    /// once. (The render reads the old value during the write, so the write's end tells it
+    /// again: two calls a write.) Released inside the reconciliation, the render ran inside it
+    /// and the list was reconciled twice (the dependency dropped twice: a crash, or a use after
+    /// free).
+    @Test func aDroppedDependencysDeinitWriteIsToldAfterTheRun() {
+        let keeper = Pair()
+        let told = Told(), deinits = Told(), deinitsInARun = Told()
+        var dying: Dying? = Dying { _ in
+            deinits.bump()
+            if Dying.aScopeRuns { deinitsInARun.bump() }
+            keeper.count += 1
+        }
+        let box = ScopeBox()
+        box.render = { box.scope!.run { _ = keeper.count } }
+        box.scope = LockedScope {
+            told.bump()
+            box.render()
+        }
+        box.scope!.run {
+            _ = keeper.count
+            _ = dying!.count
+        }
+        dying = nil  // the scope holds the last reference
+        #expect(deinits.value == 0)
+        box.render()  // drops it
+        expectNoRun()
+        #expect(deinits.value == 1 && deinitsInARun.value == 0)
+        #expect(told.value == 2, "the deinit's write of a watched property")
+        #expect(box.scope!.isArmed && box.scope!.dependencyCount == 1 && keeper._observerCount == 1)
+        keeper.count += 1
+        #expect(told.value == 4)
+        box.scope!.cancel()
+        #expect(keeper._observerCount == 0)
+    }
+
+    /// The same when the run is nested: released at the end of the outermost scope, where the
+    /// deinit's write is no longer taken for the enclosing run's own (`_ScopeCore.releaseLater`).
+    @Test func aDependencyDroppedByANestedRunIsReleasedAfterTheOutermostScope() {
+        let keeper = Pair()
+        let outerTold = Told(), innerTold = Told(), deinits = Told(), deinitsInARun = Told()
+        var dying: Dying? = Dying { _ in
+            deinits.bump()
+            if Dying.aScopeRuns { deinitsInARun.bump() }
+            keeper.count += 1
+        }
+        let outer = LockedScope { outerTold.bump() }
+        let inner = LockedScope { innerTold.bump() }
+        inner.run {
+            _ = keeper.count
+            _ = dying!.count
+        }
+        dying = nil
+        outer.run {
+            _ = keeper.other
+            inner.run { _ = keeper.count }  // drops it
+            #expect(deinits.value == 0, "released inside the outer run")
+        }
+        expectNoRun()
+        #expect(deinits.value == 1 && deinitsInARun.value == 0)
+        #expect(innerTold.value == 1)
+        #expect(outerTold.value == 1, "the outer run read keeper.count through the inner run")
+        outer.cancel()
+        inner.cancel()
+    }
+
+    /// Where a deinit that reads its own tracked property runs while a scope runs on its thread.
+    enum DyingRead: CaseIterable {
+        case releasedByANestedReconciliation, releasedInARunsBody, releasedByACancelInsideARun, releasedInANestedOneShotScope
+    }
+
+    /// A deinit that reads its own tracked property while a scope runs on its thread: the read is
+    /// not recorded (the object is deallocating: `swift_isDeallocating`, in `append`), where it
+    /// retained the object being destroyed and the process aborted ("deallocated with non-zero
+    /// retain count"). Released by a reconciliation or a cancel, the object's deinit also waits
+    /// for the outermost end (`releaseLater`), where no scope runs.
+    @Test(arguments: DyingRead.allCases)
+    func aDeinitReadingItsOwnPropertyInsideAScope(_ route: DyingRead) {
+        let deinits = Told(), deinitsInARun = Told()
+        let reader: (Dying) -> Void = { dying in
+            _ = dying.count
+            deinits.bump()
+            if Dying.aScopeRuns { deinitsInARun.bump() }
+        }
+        var dying: Dying? = Dying(onDeinit: reader)
+        switch route {
+        case .releasedByANestedReconciliation:
+            let scope = LockedScope {}
+            scope.run { _ = dying!.count }
+            dying = nil
+            let outer = LockedScope {}
+            outer.run { scope.run {} }
+            #expect(deinitsInARun.value == 0)
+            scope.cancel()
+            outer.cancel()
+        case .releasedInARunsBody:
+            let scope = LockedScope {}
+            scope.run {
+                withExtendedLifetime(dying) {}
+                dying = nil
+            }
+            #expect(deinitsInARun.value == 1)
+            scope.cancel()
+        case .releasedByACancelInsideARun:
+            let child = LockedScope {}
+            child.run { _ = dying!.count }
+            dying = nil
+            let parent = LockedScope {}
+            parent.run { child.cancel() }
+            #expect(deinitsInARun.value == 0)
+            parent.cancel()
+        case .releasedInANestedOneShotScope:
+            LockedTracking.withTracking(
+                {
+                    LockedTracking.withTracking(
+                        {
+                            withExtendedLifetime(dying) {}
+                            dying = nil
+                        }, onChange: {})
+                }, onChange: {})
+            #expect(deinitsInARun.value == 1)
+        }
+        expectNoRun()
+        #expect(deinits.value == 1)
+    }
+
+    /// `cancel()` of a scope inside its own run: allowed, exact. It returns whether the scope was
+    /// armed, no callback comes after (not even for another thread's write during the rest of the
+    /// run), and the run's end keeps nothing (`closeCancelledRun`): every object read is released
+    /// and no write tells the scope. A run after that is untracked, as after any cancel.
+    @Test func aScopeCancelledInsideItsOwnRunKeepsNothing() {
+        let model = Pair()
+        var late: Pair? = Pair()
+        weak let weakLate = late
+        let told = Told()
+        let scope = LockedScope { told.bump() }
+        scope.run { _ = model.count }
+        var cancelled = false
+        scope.run {
+            _ = model.count
+            cancelled = scope.cancel()
+            #expect(!scope.cancel())
+            _ = late!.count
+            _ = model.other
+            onAnotherThread { model.count += 1 }
+        }
+        expectNoRun()
+        #expect(cancelled)
+        #expect(!scope.isArmed)
+        model.count += 1
+        model.other += 1
+        late!.count += 1
+        #expect(told.value == 0)
+        #expect(model._observerCount == 0 && late!._observerCount == 0)
+        late = nil
+        #expect(weakLate == nil, "the cancelled run kept what it read after the cancel")
+        #expect(!scope.cancel())
+        scope.run { _ = model.count }
+        model.count += 1
+        #expect(told.value == 0 && model._observerCount == 0)
+    }
+
+    /// The same for an enclosing scope cancelled inside a run nested in it: the nested run's
+    /// reads are merged into the enclosing one, which keeps none of them.
+    @Test func anEnclosingScopeCancelledInsideANestedRunKeepsNothing() {
+        let model = Pair()
+        let told = Told(), innerTold = Told()
+        let outer = LockedScope { told.bump() }
+        let inner = LockedScope { innerTold.bump() }
+        outer.run {
+            _ = model.count
+            inner.run {
+                _ = model.other
+                #expect(outer.cancel())
+            }
+        }
+        expectNoRun()
+        #expect(!outer.isArmed && inner.isArmed)
+        #expect(model._observerCount == 1, "only the inner scope's slot")
+        model.count += 1
+        model.other += 1
+        #expect(told.value == 0)
+        #expect(innerTold.value == 1)
+        inner.cancel()
+        #expect(model._observerCount == 0)
+    }
+
+    /// A scope cancelled inside its own run nested in another: `cancel()` returns `true` (the run
+    /// would have armed it), the scope keeps nothing, and the enclosing scope still depends on
+    /// what the cancelled run read (the merge).
+    @Test func aScopeCancelledInsideItsNestedRunStillCountsForTheEnclosingRun() {
+        let a = Pair(), x = Pair()
+        let outerTold = Told(), innerTold = Told()
+        let outer = LockedScope { outerTold.bump() }
+        let inner = LockedScope { innerTold.bump() }
+        inner.run { _ = x.count }
+        var cancelled = false
+        outer.run {
+            _ = a.count
+            inner.run {
+                _ = x.count
+                cancelled = inner.cancel()
+            }
+        }
+        expectNoRun()
+        #expect(cancelled && !inner.isArmed && outer.isArmed)
+        #expect(x._observerCount == 1, "only the outer scope's slot")
+        x.count += 1
+        #expect(innerTold.value == 0 && outerTold.value == 1)
+        outer.cancel()
+        #expect(x._observerCount == 0 && a._observerCount == 0)
+    }
+
+    /// A scope cannot run inside its own run: refused with a precondition (`_ScopeCore.begin`).
+    @Test func aRunInsideItsOwnRunIsRefused() async {
+        await #expect(processExitsWith: .failure) {
+            let scope = LockedScope {}
+            scope.run { scope.run {} }
+        }
+    }
+
+    /// A write during a run whose cursor passed a hole counts the run's own writes over its
+    /// dependencies, holes among them (`_ScopeCore.countOwnWrite` compares objects, and a hole
+    /// has none), also with a one-shot scope nested in the run.
+    @Test func aWriteInARunThatPassedAHoleSkipsTheHole() {
+        let length = 2 * _ScopeCore.holeMoveLimit + 10
+        var rows = (0..<length).map { _ in Pair() }
+        let probe = Probe()
+        let scope = LockedScope(probe)
+        let other = Pair()
+        _ = scope.run { rows.reduce(0) { $0 + $1.count } }
+        rows.remove(at: 10)
+        _ = scope.run { rows.reduce(0) { $0 + $1.count } }
+        #expect(scope.holeCount == 1)
+        _ = scope.run {
+            let sum = rows.reduce(0) { $0 + $1.count }
+            rows[rows.count - 1].count = 7  // the body's own write, past the hole
+            LockedTracking.withTracking({ other.count += 1 }, onChange: {})
+            return sum
+        }
+        #expect(probe.count == 0, "the body's own write told its own scope")
+        rows[0].count = 8
+        #expect(probe.count == 1)
+        scope.cancel()
+    }
+}
