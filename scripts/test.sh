@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh Debian machine: installs what the tests need when missing (jemalloc,
 # valgrind's header), then
-#   1. `swift test`: all tests, jemalloc linked;
+#   1. `swift test`: all tests, jemalloc linked; then the re-entrancy fuzzer for a minute;
 #   2. the registrar's tests with their race windows widened (the SchedulePoints trait; `--traits`
 #      replaces the default traits, so jemalloc is off there);
-#   3. the registrar's tests under ThreadSanitizer (default traits off: jemalloc, since both
+#   3. both registrars' tests under ThreadSanitizer (default traits off: jemalloc, since both
 #      replace malloc);
 #   4. both registrars' tests under AddressSanitizer (default traits off, for jemalloc), without its
 #      leak check: an object's slot-block address is kept shifted in a word with the observed
@@ -24,6 +24,10 @@ fi
 
 swift test "${traits[@]}"
 [ "${1:-}" = --fast ] && exit 0
+# The re-entrancy fuzzer (Documentation/Guarantees.md) for a minute from a random seed; in the
+# builds below, for 20 seconds each among the registrar's other tests.
+REENTRANCY_FUZZ_SECONDS=60 swift test --skip-build "${traits[@]}" --filter ReentrancyFuzzTests
+export REENTRANCY_FUZZ_SECONDS=20
 swift test --scratch-path .build-schedule --traits SchedulePoints --filter LockFreeObservationTests
 swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter 'LockFreeObservationTests|LockedObservationTests'
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \

@@ -24,8 +24,12 @@ public struct TrackingToken: Sendable, Hashable {
         return state.isArmed && state.generation == generation
     }
 
-    /// Cancels the observation. Returns `true` if this call cancelled it, `false` if it had already
-    /// fired (one-shot) or been cancelled. A callback already running finishes; none starts after.
+    /// Cancels the observation.
+    ///
+    /// Returns `true` if this call cancelled it: no callback of it starts after this returns (one
+    /// already running finishes). `false` means it had already been told of a change (one-shot:
+    /// its callback may be running, or, claimed by a write whose callbacks this thread is still
+    /// running, about to run) or been cancelled.
     @discardableResult
     public func cancel() -> Bool {
         guard record != 0 else { return false }

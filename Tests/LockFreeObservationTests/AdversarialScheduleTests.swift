@@ -161,7 +161,11 @@ extension RegistrarTests {
 
         /// The last reference to an object is the scope's own; the object's deinit (run by the
         /// scope's end) writes a property whose observer re-arms, which starts and ends a scope
-        /// inside the first one's end. Each object is released once; the process survives.
+        /// inside the first one's end. Each object is released once; the process survives. The
+        /// scope is a continuous one, which retains what it reads until its end (an outermost
+        /// `withTracking` installs at its reads and retains nothing): its end releases the
+        /// entries one by one, each taken off the buffer first, so that the nested outermost end
+        /// releases only what is left (`TrackingScope.releaseEntries`).
         @Test func aDeinitThatTracksAgainInsideEndReleasesEachObjectOnce() async {
             await #expect(processExitsWith: .success) {
                 final class Dying: TrackedObject {
@@ -186,11 +190,12 @@ extension RegistrarTests {
                     observer.model.count += 1
                 }
                 let other = Counters()
-                withTracking({
-                    _ = dying!.x
+                let token = observeChanges({
                     _ = other.count
+                    _ = dying!.x
                     dying = nil  // the scope's entry holds the last reference
                 }, onChange: {})
+                token.cancel()
                 precondition(deinits.value == 1, "deinit ran \(deinits.value) times")
                 precondition(observer.calls == 2, "observer called \(observer.calls) times")
             }

@@ -189,13 +189,13 @@ final class ReentrancyWorld: @unchecked Sendable {
 
     func runProgram() {
         for _ in 0..<6 { createObject() }
-        for i in 0..<8 { addScope(i) }
         if rng.below(4) == 0 {
             for _ in 0..<(2 * ReusableScope.holeMoveLimit + 10) {
                 createObject(hook: .nothing)
                 list.append(nextObject - 1)
             }
         }
+        for i in 0..<8 { addScope(i) }
         for s in 0..<50 where failures.isEmpty {
             step = s
             trace("step \(s)")
@@ -221,7 +221,8 @@ final class ReentrancyWorld: @unchecked Sendable {
     /// A scope of a random kind for slot `i` (replacing a cancelled one).
     func addScope(_ i: Int) {
         let roll = rng.below(10)
-        let kind: Kind = roll < 6 ? .reusable : roll < 9 ? .oneShot : .continuous
+        // With a list, scope 0 is a reusable view of it (`open` reads the list first).
+        let kind: Kind = roll < 6 || (i == 0 && !list.isEmpty) ? .reusable : roll < 9 ? .oneShot : .continuous
         let scope = Scope(index: i, kind: kind, hook: randomHook())
         if kind == .reusable {
             scope.reusable = ReusableScope { [unowned self] in self.told(scope) }
@@ -243,8 +244,7 @@ final class ReentrancyWorld: @unchecked Sendable {
         case 13: createObject()
         case 14..<16: dropObject()
         case 16: if depth == 0 { replaceCancelledScope() } else { read() }
-        case 17:
-            if !list.isEmpty && rng.below(2) == 0 { readList() } else if !list.isEmpty { editList() } else { read() }
+        case 17: if !list.isEmpty { editList() } else { read() }
         default:
             if depth < 4, let scope = randomScope() { open(scope, depth: depth) }
         }
@@ -379,6 +379,7 @@ final class ReentrancyWorld: @unchecked Sendable {
         func body() {
             frames.append(frame)
             scope.running = true
+            if scope.index == 0 && !list.isEmpty { readList() }
             for _ in 0..<bodyActions { action(depth: depth + 1) }
             close(frame)
         }
