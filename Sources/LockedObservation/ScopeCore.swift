@@ -318,6 +318,8 @@ final class _ScopeCore: @unchecked Sendable {
     @exclusivity(unchecked) var displaced = _Dependency.hole
     /// The running run is an outermost `LockedScope` run: its reads are kept by the cursor.
     @exclusivity(unchecked) var keepingRun = false
+    /// The run the running run is nested in (the thread's running scope at its start), or nil.
+    @exclusivity(unchecked) var enclosing: UnsafeMutableRawPointer?
     /// Set by a `cancel()` made on the thread running the scope (inside its own run, or inside a
     /// run nested in it): the run's end keeps nothing of what it read (`closeCancelledRun`).
     @exclusivity(unchecked) var cancelledInRun = false
@@ -408,6 +410,7 @@ final class _ScopeCore: @unchecked Sendable {
             frame.tracking = true
             frame.keeping = keeping
             keepingRun = keeping
+            enclosing = saved
             runner.store(UInt(bitPattern: thread), ordering: .relaxed)
             nextCount = 0
             cursor = 0
@@ -537,19 +540,28 @@ final class _ScopeCore: @unchecked Sendable {
     /// Whether the running run is an outermost `LockedScope` run (its cursor is the thread's).
     private var isKeeping: Bool { keepingRun }
 
-    /// Adds a nested run's dependency to this (running) run.
+    /// Adds a nested run's dependency to this (running) run, one property at a time, each a read
+    /// made with the version the nested run's first read loaded (and its own writes since): it
+    /// adds to this run's entry of the object, or is kept (a further property of a dependency the
+    /// cursor kept: `readKeptAgain`), or makes an entry. The nested run's own writes were counted
+    /// here too (`countOwnWrite` counts in every run on the thread), so an entry read here first
+    /// keeps its own count.
     private func merge(_ dependency: _Dependency) {
         let raw = dependency.object.unsafelyUnwrapped
-        for i in 0..<nextCount where next[i].object == raw && next[i].word == dependency.word {
-            // Read here first: the nested run's own writes came after that read.
-            next.heads[i].addToMask(dependency.mask)
-            next[i].ownWrites &+= dependency.ownWrites
-            return
-        }
         let object = Unmanaged<LockedObject>.fromOpaque(raw).takeUnretainedValue()
-        append(
-            object, raw, word: dependency.word, bit: dependency.mask, property: Int(dependency.word) << 6,
-            version: dependency.version &+ UInt64(dependency.ownWrites) &* VersionWord.begunUnit)
+        let version = dependency.version &+ UInt64(dependency.ownWrites) &* VersionWord.begunUnit
+        var bits = dependency.mask
+        properties: while bits != 0 {
+            let bit = bits & (0 &- bits)
+            bits &= bits &- 1
+            for i in 0..<nextCount where next[i].object == raw && next[i].word == dependency.word {
+                next.heads[i].addToMask(bit)
+                continue properties
+            }
+            append(
+                object, raw, word: dependency.word, bit: bit,
+                property: Int(dependency.word) << 6 | bit.trailingZeroBitCount, version: version)
+        }
     }
 
     /// Records a read of `property` of `object` in the running run that its getter did not keep. A
@@ -608,7 +620,7 @@ final class _ScopeCore: @unchecked Sendable {
                 Self.setRunCursor(thread, UnsafeMutableRawPointer(deps.heads + cursor))
                 if object._keepReadInline(property) { return }
             }
-            if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread) { return }
+            if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread, version: recorded) { return }
         }
         // (A list has room for a sentinel after its capacity: it becomes `deps`, which a cursor walks.)
         if nextCount == nextCapacity { grow(&next, &nextCapacity, nextCount) }
@@ -698,9 +710,11 @@ final class _ScopeCore: @unchecked Sendable {
     /// that the getter did not keep: the property is added to what the run read. One its slot does
     /// not watch marks the dependency to be re-installed (`position` -2) with its version loaded
     /// now (the scope was armed with its slot installed since the first read, so a write in between
-    /// notified it), and the run as reshaped. Returns whether it was such a read.
+    /// notified it), or the one a nested run's read loaded (`recorded`, `merge`), and the run as
+    /// reshaped. Returns whether it was such a read.
     private func readKeptAgain(
-        _ key: UInt, _ bit: UInt64, _ object: LockedObject, _ thread: UnsafeMutablePointer<locked_tracking_thread>
+        _ key: UInt, _ bit: UInt64, _ object: LockedObject, _ thread: UnsafeMutablePointer<locked_tracking_thread>,
+        version recorded: UInt64?
     ) -> Bool {
         // (The heads' address in a local, and the rest touched only out of line: the loop steps one
         // offset and reloads nothing from the scope, as it did before the halves.)
@@ -710,7 +724,7 @@ final class _ScopeCore: @unchecked Sendable {
             let dependency = heads + i
             if dependency.pointee.baseKey == key && dependency.pointee.read != 0 {
                 if dependency.pointee.read & bit != 0 { return true }
-                addKeptRead(at: i, bit, object, thread)
+                addKeptRead(at: i, bit, object, thread, version: recorded)
                 return true
             }
             i &-= 1
@@ -722,11 +736,12 @@ final class _ScopeCore: @unchecked Sendable {
     /// its slot does not watch marks the dependency for re-installing (`readKeptAgain`).
     @inline(never)
     private func addKeptRead(
-        at i: Int, _ bit: UInt64, _ object: LockedObject, _ thread: UnsafeMutablePointer<locked_tracking_thread>
+        at i: Int, _ bit: UInt64, _ object: LockedObject, _ thread: UnsafeMutablePointer<locked_tracking_thread>,
+        version recorded: UInt64?
     ) {
         let (dependency, rest) = (deps.heads + i, deps.rests + i)
         if bit & ~dependency.pointee.mask != 0 && rest.pointee.position != -2 {
-            rest.pointee.version = object._version.load(ordering: .acquiring)
+            rest.pointee.version = recorded ?? object._version.load(ordering: .acquiring)
             rest.pointee.ownWrites = 0
             rest.pointee.position = -2
             reshaped = true
@@ -770,7 +785,19 @@ final class _ScopeCore: @unchecked Sendable {
         capacity *= 2
     }
 
+    /// A write by the body of the run running on this thread: counted in this run's dependencies
+    /// of `object` whose version it loaded, and in those of every run it is nested in, whose body
+    /// it is also part of (`enclosing`; `merge` then adds none).
     func countOwnWrite(of object: LockedObject) {
+        var scope = self
+        while true {
+            scope.countOwnWriteHere(of: object)
+            guard let outer = scope.enclosing else { return }
+            scope = Unmanaged<_ScopeCore>.fromOpaque(outer).takeUnretainedValue()
+        }
+    }
+
+    private func countOwnWriteHere(of object: LockedObject) {
         let raw = Unmanaged.passUnretained(object).toOpaque()
         for i in 0..<nextCount where next.rests[i].object == raw { next.rests[i].ownWrites &+= 1 }
         // The kept dependencies whose version this run loaded (`readKeptAgain`, `displaceLast`).

@@ -465,3 +465,83 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         scope.cancel()
     }
 }
+
+extension LockedReentrancyTests {
+    /// A write made in a run nested in another is the enclosing run's own too, also of an object
+    /// the nested run did not read: it tells neither scope.
+    @Test func aWriteInANestedRunIsTheEnclosingRunsOwn() {
+        let x = Pair(), y = Pair()
+        let outerTold = Told(), innerTold = Told()
+        let outer = LockedScope { outerTold.bump() }
+        let inner = LockedScope { innerTold.bump() }
+        for round in 0..<3 {
+            outer.run {
+                _ = x.count
+                inner.run {
+                    _ = y.count
+                    x.count = 10 * round + 1  // written, not read
+                    x.other = 10 * round + 2
+                }
+            }
+            #expect(outerTold.value == 0 && innerTold.value == 0, "round \(round)")
+        }
+        x.count += 1
+        #expect(outerTold.value == 1 && innerTold.value == 0)
+        y.count += 1
+        #expect(innerTold.value == 1)
+        outer.cancel()
+        inner.cancel()
+    }
+}
+
+extension LockedReentrancyTests {
+    /// A nested run's reads merged into an enclosing run that kept the same object in line: each
+    /// property is added (`_ScopeCore.merge`, one property at a time), so a write of one only the
+    /// nested run read tells the enclosing scope too.
+    @Test func aNestedRunsFurtherPropertyOfAKeptDependencyIsWatchedByTheEnclosingScope() {
+        let x = Pair()
+        let outerTold = Told(), innerTold = Told()
+        let outer = LockedScope { outerTold.bump() }
+        let inner = LockedScope { innerTold.bump() }
+        for round in 0..<4 {
+            outer.run {
+                _ = x.count
+                inner.run {
+                    _ = x.count
+                    _ = x.other
+                }
+            }
+            let (outerBefore, innerBefore) = (outerTold.value, innerTold.value)
+            x.other += 1
+            #expect(outerTold.value == outerBefore + 1, "round \(round)")
+            #expect(innerTold.value == innerBefore + 1, "round \(round)")
+        }
+        outer.cancel()
+        inner.cancel()
+    }
+
+    /// The same when another thread writes that property during the nested run: the enclosing
+    /// scope compares with the version the nested read loaded, not one loaded at the merge.
+    @Test func aWriteDuringANestedRunOfAFurtherPropertyTellsTheEnclosingScope() {
+        let x = Pair()
+        let outerTold = Told(), innerTold = Told()
+        let outer = LockedScope { outerTold.bump() }
+        let inner = LockedScope { innerTold.bump() }
+        for round in 0..<4 {
+            // The enclosing scope watches only `count`, which it keeps in line in the next run.
+            for _ in 0..<2 { outer.run { _ = x.count } }
+            let (outerBefore, innerBefore) = (outerTold.value, innerTold.value)
+            outer.run {
+                _ = x.count
+                inner.run {
+                    _ = x.other
+                    onAnotherThread { x.other += 1 }
+                }
+            }
+            #expect(outerTold.value == outerBefore + 1, "round \(round)")
+            #expect(innerTold.value == innerBefore + 1, "round \(round)")
+        }
+        outer.cancel()
+        inner.cancel()
+    }
+}
