@@ -66,6 +66,9 @@ static int has_buffers(const tracking_thread *state) { return state->entries || 
 void tracking_grow_entries(tracking_thread *state) {
     if (!has_buffers(state)) register_exit_hook();
     state->entries = grow(state->entries, &state->capacity, sizeof(tracking_entry));
+    // The list of objects let go of, with the first entries: a thread that tracks allocates both
+    // before its first scope ends, not in a later operation.
+    if (!state->released) tracking_grow_released(state);
 }
 
 void tracking_grow_pending(tracking_thread *state) {

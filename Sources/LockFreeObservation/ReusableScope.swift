@@ -125,13 +125,14 @@ public struct ReusableScope: Sendable, Hashable {
     static let holeRunLimit = 8
 
     /// Runs `body`, tracking what it reads, and watches that until the first change.
+    ///
+    /// `body` may read, write, track, run other reusable scopes (nested in this run), cancel any
+    /// scope (this one too: the run's end then keeps nothing), and drop objects
+    /// (Documentation/Guarantees.md). Running this scope inside its own run is a precondition
+    /// failure.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
         let scope = self.scope
         let thread = tracking_thread_state()!
-        precondition(
-            scope.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread),
-            "ReusableScope.run called inside its own run")
-        scope.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
         let wasArmed = arm(scope)
         let savedStart = thread.pointee.scopeStart
         let start = thread.pointee.count
@@ -146,8 +147,13 @@ public struct ReusableScope: Sendable, Hashable {
         if outermost {
             store.pointee.dependencies.endWithSentinel(at: store.pointee.count)
         } else {
+            // Only a nested run can be inside its own: the scope's runner is then this thread.
+            precondition(
+                scope.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread),
+                "ReusableScope.run called inside its own run")
             store.pointee.enclosingRun = thread.pointee.run
         }
+        scope.pointee.runner.store(UInt(bitPattern: thread), ordering: .relaxed)
         // A nested run keeps nothing: its reads all go to the buffer. It shows the enclosing run's
         // cursor at that run's sentinel, as a one-shot scope nested in a run does
         // (`TrackingScope.track`): no read keeps an enclosing dependency, and a write counts
@@ -167,43 +173,24 @@ public struct ReusableScope: Sendable, Hashable {
             thread.pointee.run.cursor = UnsafeMutableRawPointer(mutating: tracking_no_dependencies_address())
         }
 
-        // The run's end. Everything that can run user code comes after the thread's state is the
-        // enclosing scope's again and the scope is no longer the running one: the objects the
-        // run let go of are released at the end of the thread's outermost scope
-        // (`TrackingScope.releaseLater`), and a change an install found is told last.
         func finish() {
-            let shown = outermost ? thread.pointee.run : Self.noRun
-            thread.pointee.run = outermost ? Self.noRun : store.pointee.enclosingRun
-            var changed = false
-            if _slowPath(store.pointee.cancelledInRun) {
-                closeCancelledRun(shown, thread, outermost: outermost)
-            } else if Self.readAsBefore(shown, newEntries: thread.pointee.count &- start, store) {
-                // (A run whose new read took the last dependency's place fails this: see
-                // `RunReads.displacement`. So does a run whose cursor was held: it is at the sentinel.)
-                // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
-                assert(!outermost || thread.pointee.heldCursor == nil, "a held cursor is at the sentinel, never at the end")
-                scope.pointee.runner.store(0, ordering: .relaxed)
-            } else {
-                let held = Self.withHeldCursor(shown, thread, outermost: outermost)
-                let run = held ?? shown
-                if held != nil && Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
-                    scope.pointee.runner.store(0, ordering: .relaxed)
-                } else {
-                    let kept = DependencyHead.index(run.cursor, in: run.dependencies)
-                    let displacing = run.bitsRead >= RunReads.displacement
-                    let bitsRead = displacing ? run.bitsRead - RunReads.displacement : run.bitsRead
-                    let reads = RunReads(bits: kept - run.skipCount + bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
-                    if displacing {
-                        changed = reconcileDisplacing(
-                            thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
-                    } else {
-                        changed = reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
-                    }
-                    if !outermost { Self.forgetTakeovers(thread, from: start) }
-                }
+            guard outermost else {
+                finishNested(thread, from: start, savedStart: savedStart)
+                return
             }
-            TrackingScope.end(thread, savedStart: savedStart)
-            if changed { TrackingScope.fireNow(record, generation: generation) }
+            let shown = thread.pointee.run
+            thread.pointee.run = Self.noRun
+            // (A run whose new read took the last dependency's place fails this: see
+            // `RunReads.displacement`. So does a run whose cursor was held: it is at the sentinel;
+            // and a run whose scope was cancelled in it: `DependencyStore.cancelledInRun`.)
+            if Self.readAsBefore(shown, newEntries: thread.pointee.count &- start, store) {
+                // Nothing moves (the commonest run of a view): `reconcile`'s frame is not paid.
+                assert(thread.pointee.heldCursor == nil, "a held cursor is at the sentinel, never at the end")
+                scope.pointee.runner.store(0, ordering: .relaxed)
+                TrackingScope.end(thread, savedStart: savedStart)
+            } else {
+                finishOutermost(shown, thread, from: start, savedStart: savedStart)
+            }
         }
         do {
             let value = try body()
@@ -213,6 +200,69 @@ public struct ReusableScope: Sendable, Hashable {
             finish()
             throw error
         }
+    }
+
+    // The end of a run that did not read what the last one read. Everything that can run user
+    // code comes after the thread's state is the enclosing scope's again and the scope is no
+    // longer the running one: the objects the run let go of are released at the end of the
+    // thread's outermost scope (`TrackingScope.releaseLater`), and a change an install found is
+    // told last.
+
+    /// The end of an outermost run that `readAsBefore` did not settle.
+    @inline(never)
+    private func finishOutermost(
+        _ shown: tracking_run, _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, savedStart: Int
+    ) {
+        let scope = self.scope
+        let store = ScopeTable.store(record)
+        var changed = false
+        if _slowPath(store.pointee.cancelledInRun) {
+            closeCancelledRun(shown, thread, outermost: true)
+        } else {
+            let held = Self.withHeldCursor(shown, thread, outermost: true)
+            let run = held ?? shown
+            if held != nil && Self.readAsBefore(run, newEntries: thread.pointee.count &- start, store) {
+                scope.pointee.runner.store(0, ordering: .relaxed)
+            } else {
+                changed = reconcileRun(run, thread, from: start, outermost: true)
+            }
+        }
+        TrackingScope.end(thread, savedStart: savedStart)
+        if changed { TrackingScope.fireNow(record, generation: generation) }
+    }
+
+    /// The end of a run nested in another scope: it kept nothing (its cursor was the enclosing
+    /// run's sentinel), so every read is an entry; the enclosing run's state comes back.
+    @inline(never)
+    private func finishNested(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, savedStart: Int) {
+        let scope = self.scope
+        let store = ScopeTable.store(record)
+        thread.pointee.run = store.pointee.enclosingRun
+        var changed = false
+        if store.pointee.cancelledInRun {
+            closeCancelledRun(Self.noRun, thread, outermost: false)
+        } else if Self.readAsBefore(Self.noRun, newEntries: thread.pointee.count &- start, store) {
+            scope.pointee.runner.store(0, ordering: .relaxed)
+        } else {
+            changed = reconcileRun(Self.noRun, thread, from: start, outermost: false)
+            Self.forgetTakeovers(thread, from: start)
+        }
+        TrackingScope.end(thread, savedStart: savedStart)
+        if changed { TrackingScope.fireNow(record, generation: generation) }
+    }
+
+    /// Reconciles the scope with what `run` read. Returns whether an install saw a change.
+    private func reconcileRun(
+        _ run: tracking_run, _ thread: UnsafeMutablePointer<tracking_thread>, from start: Int, outermost: Bool
+    ) -> Bool {
+        let kept = DependencyHead.index(run.cursor, in: run.dependencies)
+        let displacing = run.bitsRead >= RunReads.displacement
+        let bitsRead = displacing ? run.bitsRead - RunReads.displacement : run.bitsRead
+        let reads = RunReads(bits: kept - run.skipCount + bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
+        if displacing {
+            return reconcileDisplacing(thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
+        }
+        return reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
     }
 
     /// Ends the scope, and releases its objects.
@@ -236,6 +286,8 @@ public struct ReusableScope: Sendable, Hashable {
             // it is idle, and no write claims it.
             guard !store.pointee.cancelledInRun else { return false }
             store.pointee.cancelledInRun = true
+            // No straddling count is negative: the run's end fails `readAsBefore`, and looks.
+            store.pointee.straddling = -1
             return disarm(scope)
         }
         let wasArmed = disarm(scope)
