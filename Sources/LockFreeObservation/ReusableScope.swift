@@ -216,6 +216,9 @@ public struct ReusableScope: Sendable, Hashable {
         let scope = self.scope
         let store = ScopeTable.store(record)
         var changed = false
+        // The dependency a new read displaced (`settleDisplacement`), released once the run has
+        // ended: an outermost run's end is the thread's outermost.
+        var displaced: UnsafeMutableRawPointer? = nil
         if _slowPath(store.pointee.cancelledInRun) {
             closeCancelledRun(shown, thread, outermost: true)
         } else {
@@ -225,9 +228,13 @@ public struct ReusableScope: Sendable, Hashable {
                 scope.pointee.runner.store(0, ordering: .relaxed)
             } else {
                 changed = reconcileRun(run, thread, from: start, outermost: true)
+                if run.bitsRead >= RunReads.displacement {
+                    displaced = withUnsafeBytes(of: thread.pointee.displaced) { $0.load(as: Dependency.self) }.object
+                }
             }
         }
         TrackingScope.end(thread, savedStart: savedStart)
+        if let displaced { Unmanaged<TrackedObject>.fromOpaque(displaced).release() }
         if changed { TrackingScope.fireNow(record, generation: generation) }
     }
 
@@ -514,7 +521,7 @@ public struct ReusableScope: Sendable, Hashable {
         outermost: Bool
     ) -> Bool {
         let store = ScopeTable.store(record)
-        var changed = settleDisplacement(thread, at: index, store)
+        var changed = settleDisplacement(thread, at: index, store, outermost: outermost)
         // `readAsBefore`, with the new dependency kept and its properties counted.
         if !reads.reshaped && reads.skips == 0 && thread.pointee.count == start && cursor == store.pointee.count
             && reads.bits == store.pointee.watchedBits && store.pointee.straddling == 0 {
@@ -529,13 +536,14 @@ public struct ReusableScope: Sendable, Hashable {
     /// (`TrackedObject._displaceLastDependency`): the new dependency is installed where it stands
     /// (slots, mask, then its write word re-checked against the version its first read loaded, as
     /// a new entry's in `dependencyOf`), and the displaced one dropped (its slots emptied, its
-    /// object released; a later read of it in the run made an entry, installed afresh). Then the
-    /// run is judged as any other (`readAsBefore`, `reconcile`): the new dependency a kept one,
+    /// object released once the run has ended; a later read of it in the run made an entry,
+    /// installed afresh). Then the run is judged as any other (`readAsBefore`, `reconcile`): the new dependency a kept one,
     /// read with exactly its properties. Returns whether the re-check saw a change the run may have
     /// missed (the caller tells the scope once the run is reconciled).
     @inline(__always)
     private func settleDisplacement(
-        _ thread: UnsafeMutablePointer<tracking_thread>, at index: Int, _ store: UnsafeMutablePointer<DependencyStore>
+        _ thread: UnsafeMutablePointer<tracking_thread>, at index: Int, _ store: UnsafeMutablePointer<DependencyStore>,
+        outermost: Bool
     ) -> Bool {
         let displaced = withUnsafeBytes(of: thread.pointee.displaced) { $0.load(as: Dependency.self) }
         clearSlots(of: displaced)
@@ -545,7 +553,8 @@ public struct ReusableScope: Sendable, Hashable {
         store.pointee.dependencies[index] = dependency
         store.pointee.watchedBits += dependency.mask.nonzeroBitCount - displaced.mask.nonzeroBitCount
         store.pointee.straddling -= displaced.straddling ? 1 : 0
-        TrackingScope.releaseLater(displaced.object, thread)
+        // An outermost run releases it at its end (`finishOutermost`).
+        if !outermost { TrackingScope.releaseLater(displaced.object, thread) }
         return changed
     }
 
