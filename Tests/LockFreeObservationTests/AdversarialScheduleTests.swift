@@ -66,6 +66,37 @@ extension RegistrarTests {
             #expect(fired.value == 1)  // ...and was told once it was stored
         }
 
+        /// The same straddle, of a property already observed: the write is counted in flight and
+        /// scans its observers before the store, so a scope that reads in the window installs after
+        /// that scan and holds a value the store replaces. Only the write's end can tell it, through
+        /// the straddling slot the read left (in the test above the first write of the property
+        /// takes the unobserved protocol, whose scan comes after the store, and tells the scope
+        /// without one).
+        @Test func aWriteOfAnObservedPropertyThatStraddlesTheReadIsNotLost() {
+            let (begun, installed, fired, earlier) = (Counter(), Counter(), Counter(), Counter())
+            let (firedBeforeStore, read) = (Counter(-1), Counter(-1))
+            let model = PausingModel()
+            let ref = Unchecked(model)
+            _ = withTracking({ model.value }, onChange: { earlier.bump() })
+            onThreads(2) { thread in
+                if thread == 0 {
+                    ref.value.write(1) {
+                        begun.set(1)
+                        wait(for: installed, toReach: 1)
+                        firedBeforeStore.set(fired.value)
+                    }
+                } else {
+                    wait(for: begun, toReach: 1)
+                    read.set(withTracking({ ref.value.value }, onChange: { fired.bump() }))
+                    installed.set(1)
+                }
+            }
+            #expect(earlier.value == 1)  // the write was observed when it began
+            #expect(read.value == 0)
+            #expect(firedBeforeStore.value == 0)
+            #expect(fired.value == 1)
+        }
+
         /// The plain stress: one thread writes, another tracks and keeps every scope; after
         /// the writer stops, no scope is armed on a value other than the final one.
         @Test func noScopeIsLeftArmedOnAStaleValue() {
@@ -276,6 +307,24 @@ extension RegistrarTests {
                 model.count = 1  // own write; its observer's nested read of `other` merges here
                 onNewThread { ref.value.other = 5 }  // another thread's change of `other`
             }, onChange: { fired.bump() })
+            #expect(fired.value == 1)
+        }
+
+        /// A scope nested in another installs when it ends, so a write another thread makes during
+        /// its body finds no slot: only the install's re-check reports it. The scope's own write of
+        /// the same object is counted in its entry, and must not make the re-check expect more.
+        @Test func anOwnWriteInANestedScopeDoesNotHideAnotherThreadsWriteOfTheObject() {
+            let model = Counters()
+            let ref = Unchecked(model)
+            let fired = Counter()
+            withTracking({
+                withTracking({
+                    _ = model.count
+                    _ = model.other
+                    model.count = 1  // own write
+                    onNewThread { ref.value.other = 5 }  // another thread's, unobserved: no slot yet
+                }, onChange: { fired.bump() })
+            }, onChange: {})
             #expect(fired.value == 1)
         }
 

@@ -108,6 +108,14 @@ extension RegistrarTests {
             let before = rows.map(snapshot)
             for _ in 0..<100 { _ = scope.run(body) }
             #expect(rows.map(snapshot) == before)
+            // Nor while it runs: a kept read takes no reference to give back at the run's end.
+            var during: [[UInt]] = []
+            _ = scope.run { () -> Int in
+                let sum = body()
+                during = rows.map(snapshot)
+                return sum
+            }
+            #expect(during == before)
             #expect(scope.isArmed && observer.count == 0)
             rows[7].write(2, 1)
             #expect(observer.count == 1)
