@@ -1,8 +1,10 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
+import Foundation
 import PackageDescription
 
 // Dependencies point one way:
-//   bench -> Harness + Workloads -> LockFreeObservation -> CTrackingSupport
+//   bench -> Harness + Workloads -> LockFreeObservation -> CTrackingSupport, LockFreeObservationMacros
 //   Workloads -> LockedObservation -> LockFreeObservation (its `ChangeObserver`), CLockedTracking
 //   Workloads -> Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
 // Every contender's models (Benchmarks/Workloads/Contenders, one file each) are compiled in the
@@ -12,6 +14,49 @@ import PackageDescription
 //   swift test --sanitize=thread --disable-default-traits
 // `SchedulePoints` (off by default) widens the registrar's race windows for its stress tests:
 //   swift test --traits SchedulePoints --filter Adversarial (--traits replaces the defaults)
+// `@TrackedModel` is a macro. No package can be fetched on the machines this suite is developed on,
+// so by default its target builds on the SwiftSyntax modules the toolchain itself ships
+// (`<toolchain>/usr/lib/swift/host`, found from the `swift` on PATH, or given by
+// `SWIFT_SYNTAX_HOST`), through unsafe flags. A package with unsafe flags cannot be depended on by
+// version: `LOCKFREE_OBSERVATION_SWIFT_SYNTAX_PACKAGE=1` builds the macro on the swift-syntax
+// package instead, as a published release would.
+let environment = ProcessInfo.processInfo.environment
+let useSwiftSyntaxPackage = environment["LOCKFREE_OBSERVATION_SWIFT_SYNTAX_PACKAGE"] == "1"
+
+/// The toolchain's host modules: beside the `swift` found on PATH, symlinks resolved.
+func toolchainHostModules() -> String {
+    if let path = environment["SWIFT_SYNTAX_HOST"] { return path }
+    for directory in (environment["PATH"] ?? "").split(separator: ":") {
+        let swift = URL(fileURLWithPath: String(directory)).appendingPathComponent("swift")
+        guard FileManager.default.isExecutableFile(atPath: swift.path) else { continue }
+        let bin = swift.resolvingSymlinksInPath().deletingLastPathComponent()
+        return bin.deletingLastPathComponent().appendingPathComponent("lib/swift/host").path
+    }
+    return "/usr/lib/swift/host"
+}
+
+let macroTarget: Target = {
+    if useSwiftSyntaxPackage {
+        return .macro(
+            name: "LockFreeObservationMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ])
+    }
+    let host = toolchainHostModules()
+    let libraries = [
+        "SwiftSyntax", "SwiftSyntaxMacros", "SwiftCompilerPluginMessageHandling", "SwiftSyntaxMacroExpansion",
+        "SwiftDiagnostics", "SwiftOperators", "SwiftParser", "SwiftSyntaxBuilder", "SwiftBasicFormat",
+        "SwiftParserDiagnostics",
+    ]
+    return .macro(
+        name: "LockFreeObservationMacros",
+        swiftSettings: [.unsafeFlags(["-I", host])],
+        linkerSettings: [.unsafeFlags(["-L", host] + libraries.map { "-l" + $0 } + ["-Xlinker", "-rpath", "-Xlinker", host])])
+}()
+
 let package = Package(
     name: "ObservationBench",
     products: [
@@ -26,11 +71,14 @@ let package = Package(
             description: "Widen the registrar's race windows with yields, for its stress tests; bench refuses such a build."),
         .default(enabledTraits: ["Jemalloc"]),
     ],
+    dependencies: useSwiftSyntaxPackage
+        ? [.package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0")] : [],
     targets: [
         // The registrar.
         .target(name: "CTrackingSupport"),
+        macroTarget,
         .target(
-            name: "LockFreeObservation", dependencies: ["CTrackingSupport"],
+            name: "LockFreeObservation", dependencies: ["CTrackingSupport", "LockFreeObservationMacros"],
             swiftSettings: [
                 .define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"])),
             ]

@@ -92,6 +92,11 @@ open class TrackedObject {
     /// compile time).
     @inlinable public static var propertyLimit: Int { SlotContent.propertyLimit }
 
+    /// The property indices `@TrackedModel` has given this class and its superclasses: a model's
+    /// properties take the indices from its superclass's end on. 0 here. Dispatched on a class
+    /// named in the code (`Book._trackedPropertyEnd`), it folds to a constant.
+    @inlinable open class var _trackedPropertyEnd: Int { 0 }
+
     public init() {}
 
     deinit {

@@ -1,0 +1,57 @@
+/// Tracks every stored `var` of a `TrackedObject` subclass, as Observation's `@Observable` does:
+/// reads are recorded by the running tracking scope, writes tell the scopes that read them.
+///
+/// ```swift
+/// @TrackedModel final class Book: TrackedObject {
+///     var title: String
+///     var author: Author
+///     @Untracked var cache: [String: Int] = [:]
+///     init(title: String, author: Author) {
+///         self.title = title
+///         self.author = author
+///     }
+/// }
+/// ```
+///
+/// Each tracked property gets its storage and accessors, and an index no other property of the
+/// class hierarchy has: a model may subclass another `@TrackedModel` class. `let`, computed,
+/// `static` and `lazy` properties are left alone, and `@Untracked` opts a stored `var` out.
+/// `willSet` and `didSet` run around the store, after the scopes are told; `weak`, `unowned` and
+/// implicitly unwrapped properties are tracked like any other.
+///
+/// Writing a value equal to the current one (`Equatable`), or the same object, stores it and tells
+/// no one; in-place mutation (`+=`, `append`) always tells. The class must inherit from
+/// `TrackedObject` (or from another model): the registrar keeps its per-object state there.
+@attached(member, names: named(_trackedPropertyEnd))
+@attached(memberAttribute)
+public macro TrackedModel() = #externalMacro(module: "LockFreeObservationMacros", type: "TrackedModelMacro")
+
+/// A stored `var` of a `@TrackedModel` class that is not tracked (Observation's
+/// `@ObservationIgnored`): reading it records nothing, writing it tells no one.
+@attached(accessor, names: named(willSet))
+public macro Untracked() = #externalMacro(module: "LockFreeObservationMacros", type: "UntrackedMacro")
+
+/// The storage and accessors of one tracked property; `@TrackedModel` applies it with the
+/// property's index. Not for direct use.
+@attached(accessor, names: named(init), named(get), named(set), named(_modify))
+@attached(peer, names: prefixed(_))
+public macro _TrackedProperty(_ index: Int) = #externalMacro(module: "LockFreeObservationMacros", type: "TrackedPropertyMacro")
+
+// Whether a write of `new` over `old` tells the scopes that read the property: Observation's rule,
+// chosen by overload resolution on the property's type where the setter is generated.
+
+/// A value that is neither `Equatable` nor a class reference: every write tells.
+@inlinable @inline(__always)
+public func _trackedShouldNotify<Value>(_ old: Value, _ new: Value) -> Bool { true }
+
+/// An `Equatable` value: a write of an equal value tells no one.
+@inlinable @inline(__always)
+public func _trackedShouldNotify<Value: Equatable>(_ old: Value, _ new: Value) -> Bool { old != new }
+
+/// A class reference: a write of the same object tells no one.
+@inlinable @inline(__always)
+public func _trackedShouldNotify<Value: AnyObject>(_ old: Value, _ new: Value) -> Bool { old !== new }
+
+/// An `Equatable` class: its own equality decides.
+@inlinable @inline(__always)
+public func _trackedShouldNotify<Value: Equatable & AnyObject>(_ old: Value, _ new: Value) -> Bool { old != new }

@@ -1,0 +1,97 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@_TrackedProperty(index)`, which `@TrackedModel` puts on each tracked property: the storage
+/// (`_name`, with the property's type, initial value, `weak`/`unowned` and observers) and the
+/// accessors, which call the registrar with `index`.
+///
+/// - `init`: an init accessor, so that `init` assigns the property as usual.
+/// - `get`: the read recorded (`trackAccess`), then the value.
+/// - `set`: Observation's setter: an equal (`Equatable`) or identical (a class reference) value
+///   is stored without notifying; any other is announced (`willMutate`: observers are told before
+///   the store), stored, and ended (`didMutate`). The property's `willSet`/`didSet`, kept on the
+///   storage, run around the store: after the observers are told, as Observation's do.
+/// - `_modify`: an in-place mutation, always announced, as Observation's.
+///
+/// Public properties get `@inlinable` accessors over `@usableFromInline` storage, so that a model
+/// used from another module is read and written with no call.
+public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let property = declaration.as(VariableDeclSyntax.self), let name = property.storedName,
+            let index = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression.trimmedDescription
+        else { return [] }
+        let inlinable = property.isPublic ? "@inlinable " : ""
+        return [
+            """
+            @storageRestrictions(initializes: _\(raw: name))
+            init(initialValue) {
+                _\(raw: name) = initialValue
+            }
+            """,
+            """
+            \(raw: inlinable)get {
+                trackAccess(\(raw: index))
+                return _\(raw: name)
+            }
+            """,
+            """
+            \(raw: inlinable)set {
+                guard _trackedShouldNotify(_\(raw: name), newValue) else {
+                    _\(raw: name) = newValue
+                    return
+                }
+                let mutation = willMutate(\(raw: index))
+                _\(raw: name) = newValue
+                didMutate(mutation)
+            }
+            """,
+            """
+            \(raw: inlinable)_modify {
+                trackAccess(\(raw: index))
+                let mutation = willMutate(\(raw: index))
+                defer { didMutate(mutation) }
+                yield &_\(raw: name)
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let property = declaration.as(VariableDeclSyntax.self), let name = property.storedName,
+            var binding = property.bindings.first
+        else { return [] }
+        binding.pattern = PatternSyntax(IdentifierPatternSyntax(identifier: .identifier("_" + name)))
+        var storage = property
+        storage.bindings = [binding]
+        // Untracked (no `@TrackedModel` attribute for it), and no wider than the accessors need.
+        storage.attributes = [.attribute("@Untracked")]
+        if property.isPublic { storage.attributes.append(.attribute("@usableFromInline")) }
+        storage.modifiers = storage.modifiers.filter {
+            !["public", "open", "private", "fileprivate", "internal", "package", "override", "final"].contains($0.name.text)
+        }
+        storage.modifiers.insert(DeclModifierSyntax(name: .keyword(property.isPublic ? .internal : .private)), at: storage.modifiers.startIndex)
+        return [DeclSyntax(storage.with(\.leadingTrivia, []))]
+    }
+}
+
+extension VariableDeclSyntax {
+    /// The name of the single stored property this declares.
+    var storedName: String? {
+        guard bindings.count == 1 else { return nil }
+        return bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+    }
+
+    var isPublic: Bool { modifiers.contains { ["public", "open"].contains($0.name.text) } }
+}
+
+extension AttributeListSyntax.Element {
+    static func attribute(_ text: String) -> Self {
+        .attribute(AttributeSyntax(stringLiteral: text).with(\.trailingTrivia, .space))
+    }
+}
