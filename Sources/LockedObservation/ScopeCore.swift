@@ -255,12 +255,10 @@ final class _ScopeCore: @unchecked Sendable {
     /// Taken only through `withCallback`, which shows it to ThreadSanitizer in its builds.
     let callback: Mutex<_Callback?>
 
-    /// The `locked_tracking_thread` address of the thread running the scope, or 0: a write by that
-    /// thread (the body's own, or a callback's inside it) does not claim the scope, which an
-    /// outermost `LockedScope` run keeps armed while it runs; a run of the scope inside its own
-    /// run is refused, and a `cancel()` inside it is left to its end (`cancelledInRun`). Relaxed:
-    /// only the running thread stores it, and a thread compares it with its own address (as the
-    /// lock-free registrar's `runner`).
+    /// The `locked_tracking_thread` address of the thread running an outermost `LockedScope` run,
+    /// or 0: a write by that thread (the body's own, or a callback's inside it) does not claim the
+    /// scope, which stays armed while it runs. Relaxed: only the running thread stores it, and a
+    /// thread compares it with its own address (as the lock-free registrar's `runner`).
     let runner = Atomic<UInt>(0)
 
     // The dependency lists are touched by one thread at a time, the one running or closing the
@@ -316,9 +314,9 @@ final class _ScopeCore: @unchecked Sendable {
     /// the dependency it displaced, dropped when the run ends (`settleDisplacement`).
     @exclusivity(unchecked) var displacing = false
     @exclusivity(unchecked) var displaced = _Dependency.hole
-    /// The running run is an outermost `LockedScope` run: its reads are kept by the cursor.
-    @exclusivity(unchecked) var keepingRun = false
-    /// The run the running run is nested in (the thread's running scope at its start), or nil.
+    /// While the scope runs nested in another run, that run (the thread's running scope at its
+    /// start); otherwise nil. The running scopes of a thread are its running scope and those
+    /// this chain reaches (`runs(within:)`).
     @exclusivity(unchecked) var enclosing: UnsafeMutableRawPointer?
     /// Set by a `cancel()` made on the thread running the scope (inside its own run, or inside a
     /// run nested in it): the run's end keeps nothing of what it read (`closeCancelledRun`).
@@ -382,8 +380,9 @@ final class _ScopeCore: @unchecked Sendable {
     @usableFromInline
     func begin() -> _RunFrame {
         let thread = locked_tracking_state().unsafelyUnwrapped
-        precondition(runner.load(ordering: .relaxed) != UInt(bitPattern: thread), "LockedScope.run called inside its own run")
         let saved = thread.pointee.run
+        // (With no run on the thread, none to look for: an outermost run pays nothing.)
+        if saved != nil { precondition(!runs(within: saved), "LockedScope.run called inside its own run") }
         var frame = _RunFrame(
             saved: saved, cursor: thread.pointee.cursor, dependencies: thread.pointee.dependencies,
             dependencyCount: thread.pointee.dependencyCount, bitsRead: thread.pointee.bitsRead,
@@ -409,9 +408,6 @@ final class _ScopeCore: @unchecked Sendable {
             if keeping { atomicMemoryFence(ordering: .sequentiallyConsistent) }
             frame.tracking = true
             frame.keeping = keeping
-            keepingRun = keeping
-            enclosing = saved
-            runner.store(UInt(bitPattern: thread), ordering: .relaxed)
             nextCount = 0
             cursor = 0
             reshaped = false
@@ -419,6 +415,7 @@ final class _ScopeCore: @unchecked Sendable {
             notKeptCount = 0
             thread.pointee.run = Unmanaged.passUnretained(self).toOpaque()
             if keeping {
+                runner.store(UInt(bitPattern: thread), ordering: .relaxed)
                 _DependencyList.endWithSentinel(deps, at: depCount)
                 thread.pointee.cursor = UnsafeMutableRawPointer(deps.heads)
                 thread.pointee.dependencies = UnsafeMutableRawPointer(deps.heads)
@@ -435,6 +432,7 @@ final class _ScopeCore: @unchecked Sendable {
                     thread.pointee.cursor = locked_no_dependencies_address()
                 }
             } else {
+                enclosing = saved
                 // A nested run's cursor is not the enclosing one's: the getters keep nothing.
                 thread.pointee.cursor = locked_no_dependencies_address()
                 thread.pointee.dependencyCount = 0
@@ -478,30 +476,55 @@ final class _ScopeCore: @unchecked Sendable {
     func end(_ frame: _RunFrame) {
         guard frame.tracking else { return }
         let thread = locked_tracking_state().unsafelyUnwrapped
-        var changed = false
         if frame.keeping {
             cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
             let bitsRead = thread.pointee.bitsRead
             runner.store(0, ordering: .relaxed)
             restore(frame, thread)
-            if _slowPath(cancelledInRun) {
-                closeCancelledRun()
-            } else {
-                changed = finishKept(bitsRead: bitsRead)
+            // The commonest run, one that read what the last one read: nothing to drop, install or
+            // tell (as `finishKept`'s first test; a cancel inside the run marks it reshaped). Only
+            // what scopes nested in it let go of is left to release (no scope runs now).
+            if _fastPath(
+                nextCount == 0 && cursor == depCount && cursor &+ bitsRead == watchedBits && !reshaped && !displacing) {
+                lastRunSlotUpdates = 0
+                if _slowPath(thread.pointee.releasedCount != 0) { Self.releaseDeferred(thread) }
+                return
             }
-        } else {
-            runner.store(0, ordering: .relaxed)
-            restore(frame, thread)
-            // Nested runs merge into the enclosing one, as Observation's scopes do, with the
-            // versions this run recorded (its reads came before the merge), cancelled or not.
-            if _slowPath(cancelledInRun) {
-                merge(next, count: nextCount, into: frame.saved)
-                closeCancelledRun()
-            } else {
-                changed = finish()
-                merge(deps, count: depCount, into: frame.saved)
-            }
+            endChangedRun(bitsRead: bitsRead, thread)
+            return
         }
+        enclosing = nil
+        restore(frame, thread)
+        // Nested runs merge into the enclosing one, as Observation's scopes do, with the versions
+        // this run recorded (its reads came before the merge), cancelled or not.
+        var changed = false
+        if _slowPath(cancelledInRun) {
+            merge(next, count: nextCount, into: frame.saved)
+            closeCancelledRun()
+        } else {
+            changed = finish()
+            merge(deps, count: depCount, into: frame.saved)
+        }
+        releaseAndTell(changed, thread)
+    }
+
+    /// The end of an outermost `LockedScope` run that did not read what the last one read, or
+    /// whose scope was cancelled in it.
+    @inline(never)
+    private func endChangedRun(bitsRead: Int, _ thread: UnsafeMutablePointer<locked_tracking_thread>) {
+        var changed = false
+        if _slowPath(cancelledInRun) {
+            closeCancelledRun()
+        } else {
+            changed = finishKept(bitsRead: bitsRead)
+        }
+        releaseAndTell(changed, thread)
+    }
+
+    /// The last steps of a run's end, once the scope is no longer the running one: what was let go
+    /// of is released if no scope runs on the thread now, then a change a re-check saw is told.
+    @inline(__always)
+    private func releaseAndTell(_ changed: Bool, _ thread: UnsafeMutablePointer<locked_tracking_thread>) {
         if thread.pointee.run == nil && thread.pointee.releasedCount != 0 { Self.releaseDeferred(thread) }
         if changed && claim() { runCallback() }
     }
@@ -538,7 +561,19 @@ final class _ScopeCore: @unchecked Sendable {
     }
 
     /// Whether the running run is an outermost `LockedScope` run (its cursor is the thread's).
-    private var isKeeping: Bool { keepingRun }
+    private var isKeeping: Bool { runner.load(ordering: .relaxed) != 0 }
+
+    /// Whether this scope is `run` or one of the runs it is nested in (`enclosing`): whether it
+    /// runs on the thread whose running scope is `run`.
+    private func runs(within run: UnsafeMutableRawPointer?) -> Bool {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var current = run
+        while let scope = current {
+            if scope == me { return true }
+            current = Unmanaged<_ScopeCore>.fromOpaque(scope)._withUnsafeGuaranteedRef { $0.enclosing }
+        }
+        return false
+    }
 
     /// Adds a nested run's dependency to this (running) run, one property at a time, each a read
     /// made with the version the nested run's first read loaded (and its own writes since): it
@@ -710,8 +745,8 @@ final class _ScopeCore: @unchecked Sendable {
     /// that the getter did not keep: the property is added to what the run read. One its slot does
     /// not watch marks the dependency to be re-installed (`position` -2) with its version loaded
     /// now (the scope was armed with its slot installed since the first read, so a write in between
-    /// notified it), or the one a nested run's read loaded (`recorded`, `merge`), and the run as
-    /// reshaped. Returns whether it was such a read.
+    /// notified it), or the one a nested run's read loaded (`recorded`, from `merge`), and the run
+    /// as reshaped. Returns whether it was such a read.
     private func readKeptAgain(
         _ key: UInt, _ bit: UInt64, _ object: LockedObject, _ thread: UnsafeMutablePointer<locked_tracking_thread>,
         version recorded: UInt64?
@@ -1236,9 +1271,11 @@ final class _ScopeCore: @unchecked Sendable {
             let (exchanged, seen) = phase.compareExchange(
                 expected: current, desired: Phase.closed.rawValue, ordering: .acquiringAndReleasing)
             if exchanged {
-                let runningHere = runner.load(ordering: .relaxed) == UInt(bitPattern: locked_tracking_state())
+                let runningHere = runs(within: locked_tracking_state().unsafelyUnwrapped.pointee.run)
                 if runningHere {
                     cancelledInRun = true
+                    // The run's end then takes its slow path (`end(_:)`).
+                    reshaped = true
                 } else {
                     dropAll()
                     Self.releaseDeferredIfNoRun()

@@ -191,8 +191,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// A change a nested run's end finds (its install's re-check) is told after that end, once
     /// its reads are merged into the enclosing run (`_ScopeCore.end`): a callback that renders
     /// the nested view again then adds to what the enclosing run read, instead of going before
-    /// it. Told inside the end, the render's later read was merged first, and the enclosing
-    /// scope, which read `x` before another thread's write, was not told.
+    /// it. Told inside the end, the render's later read is merged first, and the enclosing scope,
+    /// which read `x` before another thread's write, is not told.
     @Test func aChangeANestedRunsEndFindsIsToldAfterItsMerge() {
         let x = Pair()
         let outerTold = Told(), innerTold = Told()
@@ -221,8 +221,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// drained at the thread's outermost end), not in the reconciliation: its deinit's write of a
     /// property the scope still watches tells the scope, whose callback renders it again at
     /// once. (The render reads the old value during the write, so the write's end tells it
-    /// again: two calls a write.) Released inside the reconciliation, the render ran inside it
-    /// and the list was reconciled twice (the dependency dropped twice: a crash, or a use after
+    /// again: two calls a write.) Released inside the reconciliation, the render runs inside it
+    /// and the list is reconciled twice (the dependency dropped twice: a crash, or a use after
     /// free).
     @Test func aDroppedDependencysDeinitWriteIsToldAfterTheRun() {
         let keeper = Pair()
@@ -291,8 +291,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     }
 
     /// A deinit that reads its own tracked property while a scope runs on its thread: the read is
-    /// not recorded (the object is deallocating: `swift_isDeallocating`, in `append`), where it
-    /// retained the object being destroyed and the process aborted ("deallocated with non-zero
+    /// not recorded (the object is deallocating: `swift_isDeallocating`, in `append`). Recorded,
+    /// it is retained while being destroyed, and the process aborts ("deallocated with non-zero
     /// retain count"). Released by a reconciliation or a cancel, the object's deinit also waits
     /// for the outermost end (`releaseLater`), where no scope runs.
     @Test(arguments: DyingRead.allCases)
@@ -464,11 +464,11 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         #expect(probe.count == 1)
         scope.cancel()
     }
-}
 
-extension LockedReentrancyTests {
     /// A write made in a run nested in another is the enclosing run's own too, also of an object
-    /// the nested run did not read: it tells neither scope.
+    /// the nested run did not read (`_ScopeCore.countOwnWrite` counts in every run up the
+    /// `enclosing` chain): it tells neither scope. Counted in the nested run only, the enclosing
+    /// scope's re-check takes the write for a change it missed.
     @Test func aWriteInANestedRunIsTheEnclosingRunsOwn() {
         let x = Pair(), y = Pair()
         let outerTold = Told(), innerTold = Told()
@@ -492,12 +492,11 @@ extension LockedReentrancyTests {
         outer.cancel()
         inner.cancel()
     }
-}
 
-extension LockedReentrancyTests {
     /// A nested run's reads merged into an enclosing run that kept the same object in line: each
     /// property is added (`_ScopeCore.merge`, one property at a time), so a write of one only the
-    /// nested run read tells the enclosing scope too.
+    /// nested run read tells the enclosing scope too. Merged as one mask, a property the
+    /// enclosing run read already stands for all of them, and the others are lost.
     @Test func aNestedRunsFurtherPropertyOfAKeptDependencyIsWatchedByTheEnclosingScope() {
         let x = Pair()
         let outerTold = Told(), innerTold = Told()
@@ -521,7 +520,8 @@ extension LockedReentrancyTests {
     }
 
     /// The same when another thread writes that property during the nested run: the enclosing
-    /// scope compares with the version the nested read loaded, not one loaded at the merge.
+    /// scope compares with the version the nested read loaded (`addKeptRead`'s `recorded`), not
+    /// one loaded at the merge, after the write.
     @Test func aWriteDuringANestedRunOfAFurtherPropertyTellsTheEnclosingScope() {
         let x = Pair()
         let outerTold = Told(), innerTold = Told()
