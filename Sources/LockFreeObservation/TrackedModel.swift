@@ -55,3 +55,4 @@ public func _trackedShouldNotify<Value: AnyObject>(_ old: Value, _ new: Value) -
 /// An `Equatable` class: its own equality decides.
 @inlinable @inline(__always)
 public func _trackedShouldNotify<Value: Equatable & AnyObject>(_ old: Value, _ new: Value) -> Bool { old != new }
+

@@ -37,8 +37,10 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
                 return _\(raw: name)
             }
             """,
+            // Always inlined: out of line, an equal write (`book.title = book.title`) would pay
+            // a retain and a release of the new value just to compare it.
             """
-            \(raw: inlinable)set {
+            \(raw: inlinable)@inline(__always) set {
                 guard _trackedShouldNotify(_\(raw: name), newValue) else {
                     _\(raw: name) = newValue
                     return
@@ -88,6 +90,12 @@ extension VariableDeclSyntax {
     }
 
     var isPublic: Bool { modifiers.contains { ["public", "open"].contains($0.name.text) } }
+
+    /// Whether the property has `willSet` or `didSet` (kept on its storage).
+    var hasObservers: Bool {
+        guard case .accessors(let accessors) = bindings.first?.accessorBlock?.accessors else { return false }
+        return !accessors.isEmpty
+    }
 }
 
 extension AttributeListSyntax.Element {

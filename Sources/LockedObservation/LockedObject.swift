@@ -93,6 +93,10 @@ open class LockedObject {
 
     public init() {}
 
+    /// The property indices `@TrackedModel` has given this class and its superclasses (see
+    /// `TrackedObject._trackedPropertyEnd`): 0 here.
+    @inlinable open class var _trackedPropertyEnd: Int { 0 }
+
     deinit {
         // Every slot holds a scope that retains this object, so none is left now.
         _withObservers { $0.deallocate() }

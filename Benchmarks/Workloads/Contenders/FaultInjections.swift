@@ -1,9 +1,10 @@
 import LockFreeObservation
 
-// Faults that `scripts/gate-selfcheck.sh` compiles into the `lockfree` contender, never into the
-// registrar, to prove that the regression gate catches them (`-Xswiftc -DBENCH_SELFCHECK_...`):
+// Faults that `scripts/gate-selfcheck.sh` compiles into the build (`-Xswiftc -DBENCH_SELFCHECK_...`),
+// to prove that the regression gate catches them:
 //
-// - BENCH_SELFCHECK_SLOW_TRACKED_READ: every getter records its read twice (the tracked read 2x).
+// - BENCH_SELFCHECK_SLOW_TRACKED_READ: `TrackedObject.trackAccess`, which every `lockfree`
+//   getter calls (the models are `@TrackedModel`'s), records each read twice (the tracked read 2x).
 // - BENCH_SELFCHECK_EXTRA_ALLOCATION: one allocation per evaluated scope.
 // - BENCH_SELFCHECK_EXTRA_NOTIFICATION: every notification of an evaluated scope delivered twice.
 //
@@ -25,18 +26,6 @@ public let faultInjections: [String] = {
     #endif
     return names
 }()
-
-extension TrackedObject {
-    /// `trackAccess(property)`: the call every `lockfree` getter makes, so that the self-check can
-    /// slow the tracked read down here instead of in the registrar.
-    @inlinable @inline(__always)
-    final func trackRead(_ property: Int) {
-        trackAccess(property)
-        #if BENCH_SELFCHECK_SLOW_TRACKED_READ
-        trackAccess(property)
-        #endif
-    }
-}
 
 #if BENCH_SELFCHECK_EXTRA_ALLOCATION
 /// Holds the self-check's deliberate allocation per evaluated scope.
