@@ -35,6 +35,39 @@ func toolchainHostModules() -> String {
     return "/usr/lib/swift/host"
 }
 
+/// The flags that build a target on the toolchain's SwiftSyntax modules (`libraries`, with what
+/// they need).
+func hostModuleSettings(_ libraries: [String]) -> (swift: [SwiftSetting], linker: [LinkerSetting]) {
+    let host = toolchainHostModules()
+    return (
+        [.unsafeFlags(["-I", host])],
+        [.unsafeFlags(["-L", host] + libraries.map { "-l" + $0 } + ["-Xlinker", "-rpath", "-Xlinker", host])]
+    )
+}
+
+let syntaxLibraries = [
+    "SwiftSyntax", "SwiftSyntaxMacros", "SwiftCompilerPluginMessageHandling", "SwiftSyntaxMacroExpansion",
+    "SwiftDiagnostics", "SwiftOperators", "SwiftParser", "SwiftSyntaxBuilder", "SwiftBasicFormat",
+    "SwiftParserDiagnostics", "SwiftIfConfig",
+]
+
+/// The macro's expansion tests (golden sources, diagnostics), on the same modules.
+let macroTestTarget: Target = {
+    if useSwiftSyntaxPackage {
+        return .testTarget(
+            name: "LockFreeObservationMacrosTests",
+            dependencies: [
+                "LockFreeObservationMacros",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ])
+    }
+    let settings = hostModuleSettings(syntaxLibraries)
+    return .testTarget(
+        name: "LockFreeObservationMacrosTests", dependencies: ["LockFreeObservationMacros"],
+        swiftSettings: settings.swift, linkerSettings: settings.linker)
+}()
+
 let macroTarget: Target = {
     if useSwiftSyntaxPackage {
         return .macro(
@@ -45,16 +78,8 @@ let macroTarget: Target = {
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ])
     }
-    let host = toolchainHostModules()
-    let libraries = [
-        "SwiftSyntax", "SwiftSyntaxMacros", "SwiftCompilerPluginMessageHandling", "SwiftSyntaxMacroExpansion",
-        "SwiftDiagnostics", "SwiftOperators", "SwiftParser", "SwiftSyntaxBuilder", "SwiftBasicFormat",
-        "SwiftParserDiagnostics",
-    ]
-    return .macro(
-        name: "LockFreeObservationMacros",
-        swiftSettings: [.unsafeFlags(["-I", host])],
-        linkerSettings: [.unsafeFlags(["-L", host] + libraries.map { "-l" + $0 } + ["-Xlinker", "-rpath", "-Xlinker", host])])
+    let settings = hostModuleSettings(syntaxLibraries)
+    return .macro(name: "LockFreeObservationMacros", swiftSettings: settings.swift, linkerSettings: settings.linker)
 }()
 
 let package = Package(
@@ -122,6 +147,7 @@ let package = Package(
             path: "Benchmarks/probe"),
 
         .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
+        macroTestTarget,
         .testTarget(name: "LockedObservationTests", dependencies: ["LockedObservation"]),
         .testTarget(name: "ContendersTests", dependencies: ["Workloads"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness"]),

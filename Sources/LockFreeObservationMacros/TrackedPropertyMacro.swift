@@ -77,7 +77,12 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         storage.modifiers = storage.modifiers.filter {
             !["public", "open", "private", "fileprivate", "internal", "package", "override", "final"].contains($0.name.text)
         }
-        storage.modifiers.insert(DeclModifierSyntax(name: .keyword(property.isPublic ? .internal : .private)), at: storage.modifiers.startIndex)
+        storage.modifiers = DeclModifierListSyntax(
+            storage.modifiers.map { $0.with(\.leadingTrivia, []).with(\.trailingTrivia, .space) })
+        storage.modifiers.insert(
+            DeclModifierSyntax(name: .keyword(property.isPublic ? .internal : .private, trailingTrivia: .space)),
+            at: storage.modifiers.startIndex)
+        storage.bindingSpecifier = storage.bindingSpecifier.with(\.leadingTrivia, [])
         return [DeclSyntax(storage.with(\.leadingTrivia, []))]
     }
 }

@@ -1,0 +1,24 @@
+import SwiftDiagnostics
+import SwiftParser
+import SwiftSyntax
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacros
+
+@testable import LockFreeObservationMacros
+
+/// The macros by the names the library declares them with.
+let macros: [String: any Macro.Type] = [
+    "TrackedModel": TrackedModelMacro.self,
+    "_TrackedProperty": TrackedPropertyMacro.self,
+    "Untracked": UntrackedMacro.self,
+]
+
+/// `source` with every macro expanded (as the compiler would, member attributes first), and the
+/// diagnostics the macros reported: what `assertMacroExpansion` does, without the test-support
+/// module the toolchain does not ship.
+func expand(_ source: String) -> (source: String, diagnostics: [String]) {
+    let file = Parser.parse(source: source)
+    let context = BasicMacroExpansionContext(sourceFiles: [file: .init(moduleName: "Models", fullFilePath: "Models.swift")])
+    let expanded = file.expand(macros: macros, in: context, indentationWidth: .spaces(4))
+    return (expanded.description, context.diagnostics.map(\.message))
+}
