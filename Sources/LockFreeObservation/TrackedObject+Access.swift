@@ -12,7 +12,7 @@ extension TrackedObject {
     ///
     /// Without an active scope this is one thread-local load and a branch. Call it *before* reading
     /// the stored value (the object's write count must be loaded first, see `_writes`), from a
-    /// hand-written getter; `@Tracked` calls it for you.
+    /// hand-written getter; `@TrackedModel`'s getters call it for you.
     ///
     /// The depth test carries no `_slowPath` hint, and the kept read's match a `_fastPath` one: the
     /// compiler then lays the kept read out straight after the test, so a loop of kept reads takes

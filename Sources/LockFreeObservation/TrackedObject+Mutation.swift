@@ -19,7 +19,7 @@ public struct PendingMutation {
 extension TrackedObject {
     /// Announces that `property` is about to change: the "willSet" of Observation. Observers of the
     /// property are called synchronously, before the caller stores the new value. Store, then pass
-    /// the result to `didMutate(_:)`; `withMutation(_:_:)` and `@Tracked` do both for you.
+    /// the result to `didMutate(_:)`; `withMutation(_:_:)` and `@TrackedModel`'s setters do both for you.
     ///
     /// When nobody observes the property, this and `didMutate` together cost one atomic increment
     /// and two loads.

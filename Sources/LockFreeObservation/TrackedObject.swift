@@ -5,16 +5,15 @@ import Synchronization
 /// Its registrar state lives inline in the object (three words; a tracked read writes none of them), so creating and destroying a model
 /// allocates nothing beyond the object itself; observer slots are allocated on first observation.
 ///
-/// Declare properties with `@Tracked(index)`, one small distinct index per property of the class
-/// hierarchy (0, 1, 2, ...). A property without a default value is set up in `init` with
-/// `_name = Tracked(value, index)`:
+/// Declare a model with `@TrackedModel`, which tracks every stored `var`:
 ///
-///     final class Book: TrackedObject {
-///         @Tracked(0) var title = ""
-///         @Tracked(1) var isAvailable = true
+///     @TrackedModel final class Book: TrackedObject {
+///         var title = ""
+///         var isAvailable = true
 ///     }
 ///
-/// Models are compared by identity (`==` is `===`), as `@Observable`'s setter compares objects.
+/// A model's own `Equatable`, `Hashable` and `Codable` conformances are its own: the base class
+/// imposes none.
 open class TrackedObject {
     // Not `Sendable`, like `@Observable` classes: the registrar state below is atomic and safe to
     // share, but the subclass's properties are the app's to synchronise.
@@ -86,8 +85,8 @@ open class TrackedObject {
     /// object per evaluation). Writers scan both; a thread that tracks alone uses one.
     @usableFromInline let _laneSlots = Atomic<UInt>(0)
 
-    /// Property indices a tracked property can take: 0..<32768. `@Tracked` checks its index when
-    /// the property is declared; `trackAccess` when a read is first recorded in a scope;
+    /// Property indices a tracked property can take: 0..<32768. `trackAccess` checks its index
+    /// when a read is first recorded in a scope;
     /// `willMutate` at every write (free for a literal index, which the optimiser checks at
     /// compile time).
     @inlinable public static var propertyLimit: Int { SlotContent.propertyLimit }
@@ -125,6 +124,3 @@ open class TrackedObject {
     }
 }
 
-extension TrackedObject: Equatable {
-    public static func == (lhs: TrackedObject, rhs: TrackedObject) -> Bool { lhs === rhs }
-}

@@ -18,7 +18,8 @@ import Synchronization
 ///         }
 ///     }
 ///
-/// Models are compared by identity (`==` is `===`).
+/// A model's own `Equatable`, `Hashable` and `Codable` conformances are its own, as the lock-free
+/// registrar's.
 open class LockedObject {
     // Not `Sendable`, like `@Observable` classes: the registrar state below is safe to share, but
     // the subclass's properties are the app's to synchronise.
@@ -121,9 +122,6 @@ open class LockedObject {
     public final var _observerCapacity: Int { _withObservers { $0.capacity } }
 }
 
-extension LockedObject: Equatable {
-    public static func == (lhs: LockedObject, rhs: LockedObject) -> Bool { lhs === rhs }
-}
 
 /// The layout of `LockedObject._version`; the invariants are documented there.
 @usableFromInline

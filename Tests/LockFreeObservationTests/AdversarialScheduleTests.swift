@@ -7,7 +7,7 @@ import Testing
 
 /// A model whose write runs a hook between its announcement (`willMutate`) and its store, so that a
 /// test can put another thread inside that window. The value is atomic: threads share it.
-final class PausingModel: TrackedObject, @unchecked Sendable {
+@TrackedModel final class PausingModel: TrackedObject, @unchecked Sendable {
     // `@unchecked Sendable`: the only state is atomic.
     let storage = Atomic<Int>(0)
     var value: Int {
@@ -199,8 +199,8 @@ extension RegistrarTests {
         /// releases only what is left (`TrackingScope.releaseEntries`).
         @Test func aDeinitThatTracksAgainInsideEndReleasesEachObjectOnce() async {
             await #expect(processExitsWith: .success) {
-                final class Dying: TrackedObject {
-                    @Tracked(0) var x = 0
+                @TrackedModel final class Dying: TrackedObject {
+                    var x = 0
                     let onDeinit: () -> Void
                     init(onDeinit: @escaping () -> Void) {
                         self.onDeinit = onDeinit
@@ -332,9 +332,6 @@ extension RegistrarTests {
 
         @Test func propertyIndicesBeyondTheLimitAreRefusedWhereTheyAreGiven() async {
             #expect(TrackedObject.propertyLimit == 32_768)
-            await #expect(processExitsWith: .failure) {
-                _ = Tracked(wrappedValue: 0, TrackedObject.propertyLimit)
-            }
             await #expect(processExitsWith: .failure) {
                 AtomicNode().write(TrackedObject.propertyLimit)
             }

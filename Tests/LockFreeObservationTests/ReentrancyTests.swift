@@ -4,9 +4,9 @@ import Testing
 @testable import LockFreeObservation
 
 /// A model whose `deinit` runs a hook (a write, a read, a scope of its own), and counts itself.
-final class Dying: TrackedObject, @unchecked Sendable {
+@TrackedModel final class Dying: TrackedObject, @unchecked Sendable {
     // `@unchecked Sendable`: the hook is set at init and never changed.
-    @Tracked(0) var x = 0
+    var x = 0
     let onDeinit: (Dying) -> Void
     init(onDeinit: @escaping (Dying) -> Void = { _ in }) {
         self.onDeinit = onDeinit

@@ -109,11 +109,11 @@ struct SplitMix64: RandomNumberGenerator {
 var poolSize: UInt32 { ScopeTable.shared.nextIndex.load(ordering: .acquiring) }
 
 /// A small model with value and collection properties, for the semantics tests.
-final class Counters: TrackedObject {
-    @Tracked(0) var count = 0
-    @Tracked(1) var other = 0
-    @Tracked(2) var items: [Int] = [1, 2, 3]
-    @Tracked(3) var name = "a"
+@TrackedModel final class Counters: TrackedObject {
+    var count = 0
+    var other = 0
+    var items: [Int] = [1, 2, 3]
+    var name = "a"
 
     /// Computed: tracked through `count` and `other`.
     var total: Int { count + other }
