@@ -85,7 +85,7 @@ import Testing
                         trackAccess(Entity._trackedPropertyEnd &+ 0)
                         return _friend
                     }
-                    @inlinable @inline(__always) set {
+                    @inlinable set {
                         guard _trackedShouldNotify(_friend, newValue) else {
                             _friend = newValue
                             return
@@ -122,7 +122,7 @@ import Testing
                         return _rating
                     }
 
-                    @inline(__always) set {
+                    set {
                         guard _trackedShouldNotify(_rating, newValue) else {
                             _rating = newValue
                             return
