@@ -4,7 +4,7 @@ import SwiftSyntax
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 
-@testable import LockFreeObservationMacros
+import LockFreeObservationMacros
 
 /// The macros by the names the library declares them with.
 let macros: [String: any Macro.Type] = [
