@@ -28,8 +28,14 @@ public let faultInjections: [String] = {
 }()
 
 #if BENCH_SELFCHECK_EXTRA_ALLOCATION
-/// Holds the self-check's deliberate allocation per evaluated scope.
-@usableFromInline nonisolated(unsafe) var _selfCheckSink: [UInt32] = []
+/// The self-check's deliberate allocation per evaluated scope: a block allocated and freed, with
+/// no shared state (threads evaluate at once), out of line so that the optimiser keeps it.
+@usableFromInline @inline(never)
+func _selfCheckAllocation() {
+    let block = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
+    block.initialize(repeating: 0, count: 2)
+    block.deallocate()
+}
 #endif
 
 #if BENCH_SELFCHECK_EXTRA_NOTIFICATION

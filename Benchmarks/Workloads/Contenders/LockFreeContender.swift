@@ -119,7 +119,7 @@ public enum LockFree: Contender {
             subscription = .once(token)
         }
         #if BENCH_SELFCHECK_EXTRA_ALLOCATION
-        _selfCheckSink = [UInt32(truncatingIfNeeded: _selfCheckSink.count)]
+        _selfCheckAllocation()
         #endif
         return value
     }
