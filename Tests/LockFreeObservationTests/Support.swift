@@ -108,15 +108,101 @@ struct SplitMix64: RandomNumberGenerator {
 /// The pool's high-water mark: the next never-used record index.
 var poolSize: UInt32 { ScopeTable.shared.nextIndex.load(ordering: .acquiring) }
 
-/// A small model with value and collection properties, for the semantics tests.
-@TrackedModel final class Counters: TrackedObject {
-    var count = 0
-    var other = 0
-    var items: [Int] = [1, 2, 3]
-    var name = "a"
+/// A small model with value and collection properties, for the semantics and stress tests.
+///
+/// Declared by hand, as `@TrackedModel` would (Observation's setter, `_modify`), over atomic
+/// storage for `count` and `other`: the stress tests read them on one thread while another writes
+/// them, a data race on plain storage (ThreadSanitizer reports it). The registrar's promises are
+/// about the notifications; the values are the tests' own. (`items` and `name` are never shared.)
+final class Counters: TrackedObject, @unchecked Sendable {
+    // `@unchecked Sendable`: the shared properties are atomic; the others stay on one thread.
+    private let _count = Atomic<Int>(0)
+    private let _other = Atomic<Int>(0)
+    private var _items: [Int] = [1, 2, 3]
+    private var _name = "a"
+
+    var count: Int {
+        get { read(0, _count) }
+        set { write(0, _count, newValue) }
+        _modify {
+            trackAccess(0)
+            let mutation = willMutate(0)
+            var value = _count.load(ordering: .relaxed)
+            defer {
+                _count.store(value, ordering: .relaxed)
+                didMutate(mutation)
+            }
+            yield &value
+        }
+    }
+
+    var other: Int {
+        get { read(1, _other) }
+        set { write(1, _other, newValue) }
+        _modify {
+            trackAccess(1)
+            let mutation = willMutate(1)
+            var value = _other.load(ordering: .relaxed)
+            defer {
+                _other.store(value, ordering: .relaxed)
+                didMutate(mutation)
+            }
+            yield &value
+        }
+    }
+
+    var items: [Int] {
+        get {
+            trackAccess(2)
+            return _items
+        }
+        set {
+            guard _items != newValue else { return _items = newValue }
+            let mutation = willMutate(2)
+            _items = newValue
+            didMutate(mutation)
+        }
+        _modify {
+            trackAccess(2)
+            let mutation = willMutate(2)
+            defer { didMutate(mutation) }
+            yield &_items
+        }
+    }
+
+    var name: String {
+        get {
+            trackAccess(3)
+            return _name
+        }
+        set {
+            guard _name != newValue else { return _name = newValue }
+            let mutation = willMutate(3)
+            _name = newValue
+            didMutate(mutation)
+        }
+        _modify {
+            trackAccess(3)
+            let mutation = willMutate(3)
+            defer { didMutate(mutation) }
+            yield &_name
+        }
+    }
 
     /// Computed: tracked through `count` and `other`.
     var total: Int { count + other }
+
+    private func read(_ property: Int, _ storage: borrowing Atomic<Int>) -> Int {
+        trackAccess(property)
+        return storage.load(ordering: .relaxed)
+    }
+
+    private func write(_ property: Int, _ storage: borrowing Atomic<Int>, _ value: Int) {
+        guard storage.load(ordering: .relaxed) != value else { return }
+        let mutation = willMutate(property)
+        storage.store(value, ordering: .relaxed)
+        didMutate(mutation)
+    }
 }
 
 /// Whether the record of `token` went back to the pool: free, or already reused by a later scope.
