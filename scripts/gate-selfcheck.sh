@@ -6,8 +6,9 @@
 #   3. one extra allocation per evaluated scope must fail it (exit 2);
 #   4. a changed invalidation count must fail it (exit 2, or 1 where the count also differs from the
 #      benchmark's own declared counts, which fails that benchmark outright).
-# The injections are compile-time flags of the lockfree contender (BENCH_SELFCHECK_*, see
-# Benchmarks/Workloads/Contenders/FaultInjections.swift; none is in the registrar), built in their own scratch
+# The injections are compile-time flags (BENCH_SELFCHECK_*, see
+# Benchmarks/Workloads/Contenders/FaultInjections.swift: the slowed read is in `trackAccess`, which
+# the lockfree models' @TrackedModel accessors call; the others in the contender), built in their own scratch
 # folder; the code you ship is never changed. Such a build warns loudly and records its faults in
 # the results' metadata, and check refuses its results as a baseline. The slowed build is checked SLOW_RUNS times
 # (default 3). Usage: [SLOW_RUNS=K] scripts/gate-selfcheck.sh [N] [FILTER]
