@@ -23,12 +23,18 @@ if ! scripts/install-deps.sh; then
 fi
 
 swift test "${traits[@]}"
+# The tests that need no observed write in flight anywhere in the process (they look at the
+# process-wide count that every other test writes) run in a process of their own, one at a time.
+alone='CheckedArmingTests|aHeldRunLetsGoOfItsCursor'
+TRACKING_TESTS_ALONE=1 swift test --skip-build "${traits[@]}" --filter "$alone"
 [ "${1:-}" = --fast ] && exit 0
 # The re-entrancy fuzzer (Documentation/Guarantees.md) for a minute from a random seed; in the
 # builds below, for 20 seconds each among the registrar's other tests.
 REENTRANCY_FUZZ_SECONDS=60 swift test --skip-build "${traits[@]}" --filter ReentrancyFuzzTests
 export REENTRANCY_FUZZ_SECONDS=20
 swift test --scratch-path .build-schedule --traits SchedulePoints --filter LockFreeObservationTests
+TRACKING_TESTS_ALONE=1 swift test --skip-build --scratch-path .build-schedule --traits SchedulePoints --filter "$alone"
 swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter 'LockFreeObservationTests|LockedObservationTests'
+TRACKING_TESTS_ALONE=1 swift test --skip-build --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter "$alone"
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \
     --filter 'LockFreeObservationTests|LockedObservationTests'

@@ -36,18 +36,48 @@ func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable
 }
 
 @Suite struct MeasurerTests {
-    // A budget generous enough that 5 samples fit on a loaded machine (sampling stops at 4x it).
     let plan = TimingPlan(budgetNanoseconds: 20_000_000, maxSamples: 20, targetSampleNanoseconds: 20_000)
 
-    @Test func timingPassSamplesWithinCap() {
+    /// A clock whose every reading is 1 ms after the one before: a batch of one operation "takes"
+    /// 1 ms (over the 20 µs target), and sampling spends 3 ms a sample (two readings to time it,
+    /// one to look at the budget).
+    final class Ticking: @unchecked Sendable {
+        var now: UInt64 = 0
+        func read() -> UInt64 {
+            now += 1_000_000
+            return now
+        }
+    }
+
+    @Test func timingPassSamplesUntilTheBudget() {
+        let clock = Ticking()
+        let report = Measurer.timingPass(toggler(), Parameters(), plan: plan, clock: clock.read)
+        #expect(report.failure == nil)
+        let time = report.metrics.first { $0.name == "time" }
+        // 7 samples: the budget (20 ms) is spent at the seventh (21 ms), past the 5 at least.
+        #expect(time?.samples == Array(repeating: 1_000_000, count: 7))
+        #expect(report.batch == 1)
+        #expect(report.metrics.map(\.name) == ["time", "setup-time"])
+        #expect(report.metrics.last?.summary.p50 == 1_000_000)
+    }
+
+    @Test func timingPassStopsAtTheCapAndAtFourTimesTheBudget() {
+        let capped = TimingPlan(budgetNanoseconds: 20_000_000, maxSamples: 4, targetSampleNanoseconds: 20_000)
+        let few = Measurer.timingPass(toggler(), Parameters(), plan: capped, clock: Ticking().read)
+        #expect(few.metrics.first { $0.name == "time" }?.samples?.count == 4)
+        // 50 samples wanted, but sampling gives up at 4 x 20 ms: the 27th sample (81 ms).
+        let wanting = TimingPlan(budgetNanoseconds: 20_000_000, maxSamples: 100, minSamples: 50, targetSampleNanoseconds: 20_000)
+        let most = Measurer.timingPass(toggler(), Parameters(), plan: wanting, clock: Ticking().read)
+        #expect(most.metrics.first { $0.name == "time" }?.samples?.count == 27)
+    }
+
+    /// On the real clock, the pass measures something: one sample at least, and a positive time.
+    @Test func timingPassOnTheMonotonicClock() {
         let report = Measurer.timingPass(toggler(), Parameters(), plan: plan)
         #expect(report.failure == nil)
         let time = report.metrics.first { $0.name == "time" }
-        #expect(time?.samples?.count ?? 0 >= 5)
-        #expect(time?.samples?.count ?? 99 <= 20)
+        #expect((1...20).contains(time?.samples?.count ?? 0))
         #expect(time?.summary.p50 ?? 0 > 0)
-        #expect(report.batch >= 1)
-        #expect(report.metrics.map(\.name) == ["time", "setup-time"])
     }
 
     @Test func countingPassReportsPerOperation() {

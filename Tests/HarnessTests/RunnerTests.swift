@@ -172,9 +172,9 @@ final class PlanRecorder: PassExecutor {
         ]
         let slow = Slow()
         let notes = Mutex<[String]>([])
-        let runner = Runner(executor: slow) { event in
+        let runner = Runner(executor: slow, events: { event in
             if case .note(let line) = event { notes.withLock { $0.append(line) } }
-        }
+        })
         _ = runner.run(try Selection().plan(suite), plan: TimingPlan(budgetNanoseconds: 1000, maxSamples: 2), mode: .quick)
         #expect(slow.counted.withLock { $0 } == ["short"])
         #expect(notes.withLock { $0 } == [
@@ -190,18 +190,34 @@ final class PlanRecorder: PassExecutor {
     @Test func deadlineSharesTheTimeLeft() throws {
         let recorder = PlanRecorder()
         let plan = TimingPlan(budgetNanoseconds: 1, maxSamples: 10)
-        _ = Runner(executor: recorder).run(try runs(), plan: plan, deadline: 1, mode: .quick)
-        let budgets = recorder.plans.withLock { $0 }.map { Double($0.budgetNanoseconds) / 1e9 }
-        // The recorder spends none of its budget, so each visit gets the whole second left over
-        // the visits (runs x rounds) left, for each of quick's 2 rounds: round 1 gives `a`'s
-        // two 1/8 of a second each (1 s over 8 visits, x 2 rounds, halved), `b`'s two 1/6; round 2
-        // gives `a`'s 1/4 and `b`'s 1/2, halved to 1/4 (quick's cap, 0.5 s a run).
-        let expected = [0.125, 0.125, 1.0 / 6, 1.0 / 6, 0.25, 0.25, 0.25, 0.25]
-        #expect(budgets.count == 8)
-        #expect(zip(budgets, expected).allSatisfy { abs($0 - $1) < 0.005 }, "\(budgets)")
+        // A clock that stands still: the recorder spends none of the budget, and no time passes.
+        let stopped: @Sendable () -> UInt64 = { 1_000 }
+        _ = Runner(executor: recorder, clock: stopped).run(try runs(), plan: plan, deadline: 1, mode: .quick)
+        let budgets = recorder.plans.withLock { $0 }.map(\.budgetNanoseconds)
+        // Each visit gets the whole second left over the visits (runs x rounds) left, for each of
+        // quick's 2 rounds: round 1 gives `a`'s two 1/8 of a second each (1 s over 8 visits, x 2
+        // rounds, halved), `b`'s two 1/6; round 2 gives `a`'s 1/4 and `b`'s 1/2, halved to 1/4
+        // (quick's cap, 0.5 s a run).
+        let expected: [UInt64] = [125_000_000, 125_000_000, 166_666_666, 166_666_666] + Array(repeating: 250_000_000, count: 4)
+        #expect(budgets == expected)
         let tight = PlanRecorder()
-        _ = Runner(executor: tight).run(try runs(), plan: plan, deadline: 0.01, mode: .quick)
-        #expect(tight.plans.withLock { $0 }.allSatisfy { $0.budgetNanoseconds == 15_000_000 })  // the floor, halved
+        _ = Runner(executor: tight, clock: stopped).run(try runs(), plan: plan, deadline: 0.01, mode: .quick)
+        #expect(tight.plans.withLock { $0 }.map(\.budgetNanoseconds) == Array(repeating: 15_000_000, count: 8))  // the floor, halved
+    }
+
+    /// The time already passed is taken from the deadline before it is shared.
+    @Test func timePassedIsTakenFromTheDeadline() throws {
+        let recorder = PlanRecorder()
+        let plan = TimingPlan(budgetNanoseconds: 1, maxSamples: 10)
+        // Every reading of the clock is 10 ms after the one before.
+        let ticks = Atomic<UInt64>(0)
+        let ticking: @Sendable () -> UInt64 = { ticks.add(10_000_000, ordering: .relaxed).newValue }
+        _ = Runner(executor: recorder, clock: ticking).run(try runs(), plan: plan, deadline: 1, mode: .quick)
+        let budgets = recorder.plans.withLock { $0 }.map { Int($0.budgetNanoseconds) }
+        #expect(budgets.count == 8)
+        // The first visit reads the clock once after the start: 0.99 s over 8 visits, x 2 rounds,
+        // halved (truncated to whole nanoseconds).
+        #expect(abs(budgets[0] - 123_750_000) <= 1, "\(budgets)")
     }
 
     @Test func measuringCommandsAreKnown() throws {

@@ -1,4 +1,5 @@
 import CTrackingSupport
+import Foundation
 import Glibc
 import Synchronization
 import Testing
@@ -11,6 +12,14 @@ import Testing
 /// record pool or hold hundreds of scopes, so they must not overlap each other. (Other targets'
 /// tests may still run alongside; the pool checks allow for that, see `PoolTests`.)
 @Suite(.serialized) struct RegistrarTests {}
+
+/// Whether this process runs the tests that need no observed write in flight anywhere in the
+/// process (`TRACKING_TESTS_ALONE=1`). Those tests look at the process-wide count of writes in
+/// flight, which every other test of the package writes when it runs beside them, so they run
+/// only in a process of their own, one at a time: `scripts/test.sh` runs them with
+/// `TRACKING_TESTS_ALONE=1 swift test --filter 'CheckedArmingTests|aHeldRunLetsGoOfItsCursor'`.
+/// Elsewhere they are skipped.
+let runsAlone = ProcessInfo.processInfo.environment["TRACKING_TESTS_ALONE"] == "1"
 
 /// An atomic counter that an `@Sendable` `onChange` can bump.
 final class Counter: Sendable {

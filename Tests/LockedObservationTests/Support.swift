@@ -3,6 +3,14 @@ import LockFreeObservation
 import LockedObservation
 import Synchronization
 
+/// Whether this process runs the tests that need no observed write in flight anywhere in the
+/// process (`TRACKING_TESTS_ALONE=1`). Those tests look at the process-wide count of writes in
+/// flight, which every other test of the package writes when it runs beside them, so they run
+/// only in a process of their own, one at a time: `scripts/test.sh` runs them with
+/// `TRACKING_TESTS_ALONE=1 swift test --filter 'CheckedArmingTests|aHeldRunLetsGoOfItsCursor'`.
+/// Elsewhere they are skipped.
+let runsAlone = ProcessInfo.processInfo.environment["TRACKING_TESTS_ALONE"] == "1"
+
 /// A model with two hand-written properties, as the contender's models spell them.
 final class Counter: LockedObject, @unchecked Sendable {
     // `@unchecked Sendable`: the tests that share one across threads write `value` from one thread

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 
 @testable import Workloads
@@ -11,9 +10,14 @@ import Testing
         #expect(RenderCost(iterations: 1000).spend(7) != RenderCost(iterations: 1001).spend(7))
     }
 
-    @Test func theCalibrationIsHandedToChildren() throws {
-        RenderCalibration.share()
-        let shared = try #require(ProcessInfo.processInfo.environment[RenderCalibration.variable].flatMap(Double.init))
-        #expect(shared == RenderCost.iterationsPerNanosecond)
+    /// A child takes its parent's figure as it was written, exactly, and calibrates itself when
+    /// none was shared. (The test reads environments it builds: changing the process's own while
+    /// other tests run would race their reads of it.)
+    @Test func theCalibrationIsHandedToChildren() {
+        let figure = RenderCost.iterationsPerNanosecond
+        #expect(RenderCalibration.shared(in: [RenderCalibration.variable: String(figure)]) == figure)
+        #expect(RenderCalibration.shared(in: [:]) == nil)
+        #expect(RenderCalibration.shared(in: [RenderCalibration.variable: "0"]) == nil)
+        #expect(RenderCalibration.shared(in: [RenderCalibration.variable: "fast"]) == nil)
     }
 }

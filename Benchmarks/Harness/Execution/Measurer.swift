@@ -39,15 +39,18 @@ public enum Measurer {
         }
     }
 
-    /// The timing pass: setup time, then time per operation.
-    public static func timingPass(_ benchmark: Benchmark, _ parameters: Parameters, plan: TimingPlan) -> PassReport {
+    /// The timing pass: setup time, then time per operation, by `clock` (nanoseconds; the
+    /// monotonic clock, or a test's own).
+    public static func timingPass(
+        _ benchmark: Benchmark, _ parameters: Parameters, plan: TimingPlan, clock: () -> UInt64 = monotonicNanoseconds
+    ) -> PassReport {
         var metrics: [MetricResult] = []
         do {
-            let start = monotonicNanoseconds()
+            let start = clock()
             let instance = try benchmark.make(parameters)
-            let setup = Double(monotonicNanoseconds() - start)
+            let setup = Double(clock() - start)
             metrics.append(MetricResult(name: MetricName.setupTime, unit: "ns", value: setup))
-            let timing = try TimingSampler.measure(instance, plan: plan)
+            let timing = try TimingSampler.measure(instance, plan: plan, clock: clock)
             // Picosecond resolution is finer than the clock's over a batch, and keeps results.json small.
             let samples = timing.nanosecondsPerOperation.map { ($0 * 1000).rounded() / 1000 }
             metrics.insert(

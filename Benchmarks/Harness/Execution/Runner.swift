@@ -35,13 +35,17 @@ public struct Runner: Sendable {
     public var events: (@Sendable (RunEvent) -> Void)?
     /// The metrics to measure: the passes of unselected groups do not run.
     public var metrics: Set<MetricGroup>
+    /// The clock a deadline is kept by, in nanoseconds: the monotonic clock, or a test's own.
+    public var clock: @Sendable () -> UInt64
 
     public init(
         executor: any PassExecutor, metrics: Set<MetricGroup> = Set(MetricGroup.allCases),
+        clock: @escaping @Sendable () -> UInt64 = monotonicNanoseconds,
         events: (@Sendable (RunEvent) -> Void)? = nil
     ) {
         self.executor = executor
         self.metrics = metrics
+        self.clock = clock
         self.events = events
     }
 
@@ -55,7 +59,7 @@ public struct Runner: Sendable {
     /// overhead (process start, setup, counting) seen so far, within the mode's bounds: the suite
     /// ends near its deadline whatever it holds.
     public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
-        let start = monotonicNanoseconds()
+        let start = clock()
         let groups = Self.byBenchmark(runs)
         var firsts: [Int] = []  // each group's first index in `runs`
         var next = 0
@@ -75,13 +79,13 @@ public struct Runner: Sendable {
                 let first = firsts[g]
                 var current = plan
                 if let deadline {
-                    let left = deadline - Double(monotonicNanoseconds() - start) / 1e9
+                    let left = deadline - Double(clock() - start) / 1e9
                     let share = left / Double(runs.count * rounds - visited) - overhead
                     let seconds = min(max(share * Double(rounds), mode.budgetBounds.lowerBound), mode.budgetBounds.upperBound)
                     current.budgetNanoseconds = UInt64(seconds * 1e9)
                     current.warmupNanoseconds = current.budgetNanoseconds / 10
                 }
-                let began = monotonicNanoseconds()
+                let began = clock()
                 let done = Double(visited) / Double(runs.count * rounds)
                 let announce = { (offset: Int, pass: String) -> Void in
                     events?(.passBegan(index: first + offset, total: runs.count, run: group[offset], pass: pass, done: done))
@@ -97,7 +101,7 @@ public struct Runner: Sendable {
                         events?(.runEnded(index: first + offset, total: runs.count, result: result))
                     }
                 }
-                let spent = Double(monotonicNanoseconds() - began) / 1e9 / Double(group.count)
+                let spent = Double(clock() - began) / 1e9 / Double(group.count)
                 let budget = Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9 / Double(rounds)
                 overhead = (overhead * Double(visited) + max(0, spent - budget) * Double(group.count))
                     / Double(visited + group.count)

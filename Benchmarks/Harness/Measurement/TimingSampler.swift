@@ -49,13 +49,16 @@ public struct TimingResult: Sendable {
 
 /// The timing pass: calibrate a batch size, warm up, then sample until the budget or the cap.
 public enum TimingSampler {
-    public static func measure(_ instance: any BenchmarkInstance, plan: TimingPlan) throws -> TimingResult {
+    /// Times `instance` by `clock` (nanoseconds; the monotonic clock, or a test's own).
+    public static func measure(
+        _ instance: any BenchmarkInstance, plan: TimingPlan, clock: () -> UInt64 = monotonicNanoseconds
+    ) throws -> TimingResult {
         var checksum = 0
         func timed(_ batch: Int) throws -> UInt64 {
             sched_yield()
-            let start = monotonicNanoseconds()
+            let start = clock()
             checksum &+= try instance.run(operations: batch)
-            let end = monotonicNanoseconds()
+            let end = clock()
             return end - start
         }
 
@@ -71,16 +74,16 @@ public enum TimingSampler {
             }
         }
         var batch = try calibrate(from: 1)
-        let warmupEnd = monotonicNanoseconds() + plan.warmupNanoseconds
-        while monotonicNanoseconds() < warmupEnd { _ = try timed(batch) }
+        let warmupEnd = clock() + plan.warmupNanoseconds
+        while clock() < warmupEnd { _ = try timed(batch) }
         batch = try calibrate(from: batch)
 
         var samples: [Double] = []
         samples.reserveCapacity(min(plan.maxSamples, 100_000))
-        let start = monotonicNanoseconds()
+        let start = clock()
         while samples.count < plan.maxSamples {
             samples.append(Double(try timed(batch)) / Double(batch))
-            let spent = monotonicNanoseconds() - start
+            let spent = clock() - start
             if spent >= plan.budgetNanoseconds
                 && (samples.count >= plan.minSamples || spent >= 4 * plan.budgetNanoseconds)
             {

@@ -29,10 +29,7 @@ struct RenderCost: Sendable {
     /// Iterations per nanosecond: the run's calibration when `bench` shared one, else this
     /// process's own.
     static let iterationsPerNanosecond: Double = {
-        if let shared = ProcessInfo.processInfo.environment[RenderCalibration.variable].flatMap(Double.init), shared > 0 {
-            return shared
-        }
-        return calibrate()
+        RenderCalibration.shared(in: ProcessInfo.processInfo.environment) ?? calibrate()
     }()
 
     /// The best of 5 rounds of 200,000 iterations here.
@@ -57,7 +54,15 @@ public enum RenderCalibration {
     static let variable = "BENCH_RENDER_ITERATIONS_PER_NS"
 
     /// Calibrates in this process and puts the figure in the environment its children inherit.
+    /// Call it before any other thread runs: the environment is not safe to change while another
+    /// thread reads it.
     public static func share() {
         setenv(variable, String(RenderCost.iterationsPerNanosecond), 1)
+    }
+
+    /// The figure a parent shared in `environment` (iterations per nanosecond), if any.
+    static func shared(in environment: [String: String]) -> Double? {
+        guard let figure = environment[variable].flatMap(Double.init), figure > 0 else { return nil }
+        return figure
     }
 }
