@@ -34,6 +34,9 @@ public struct Benchmark: Sendable {
     /// Whether `--quick` runs it when no `--filter` is given (the render-cost families do not: they
     /// answer an app-level question, and the quick suite is the CI gate's).
     public var inQuickSuite = true
+    /// What the threads it runs with a parameter set do to its counts and allocations (see
+    /// `ThreadTiming`): one thread, unless declared with `onThreads`.
+    public var threads: @Sendable (Parameters) -> ThreadTiming = { _ in .oneThread }
     /// Performs the setup and returns the instance to measure.
     public var make: @Sendable (Parameters) throws -> any BenchmarkInstance
 
@@ -63,6 +66,13 @@ public struct Benchmark: Sendable {
     public func notInQuickSuite() -> Benchmark {
         var copy = self
         copy.inQuickSuite = false
+        return copy
+    }
+
+    /// This benchmark, declaring what its threads do to its figures with each parameter set.
+    public func onThreads(_ timing: @escaping @Sendable (Parameters) -> ThreadTiming) -> Benchmark {
+        var copy = self
+        copy.threads = timing
         return copy
     }
 

@@ -252,6 +252,10 @@ enum Primitives {
                     worker?.wait()
                     return Int(mine.fontSize)
                 }
+            }.onThreads { params in
+                // Each thread writes a fixed number of times, unobserved: nothing to count, and
+                // no allocation that depends on the interleaving.
+                params.int("threads", default: 2) == 2 ? .exactOnThreads : .oneThread
             })
         }
         return list + retracking(C.self)
@@ -303,7 +307,14 @@ final class Worker: Sendable {
         var value: Bool { flag.load(ordering: .acquiring) }
     }
 
+    /// Workers created on the calling thread so far. A benchmark creates its workers in its setup,
+    /// on the thread that calls `make`: `ExpectedCountsTests` holds each benchmark's declared
+    /// `threads` to it.
+    static var createdOnThisThread: Int { Thread.current.threadDictionary[createdKey] as? Int ?? 0 }
+    private static let createdKey = "Workloads.Worker.created"
+
     init(spinning: Bool = false) {
+        Thread.current.threadDictionary[Self.createdKey] = Self.createdOnThisThread + 1
         let channel = Channel(spinning: spinning)
         let exited = self.exited
         self.channel = channel

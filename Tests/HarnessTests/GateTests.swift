@@ -150,10 +150,37 @@ import Testing
 
     @Test func nondeterministicCountsAreNotGatedExactly() {
         let t = Thresholds(nondeterministicCounts: ["books/threads/"])
-        #expect(t.countsAreNondeterministic("books/threads/n=100/threads=2"))
-        #expect(!t.countsAreNondeterministic("books/toggle-available/n=100"))
+        #expect(t.countsAreNondeterministic("books/threads/n=100/threads=2", contender: "apple"))
+        #expect(!t.countsAreNondeterministic("books/toggle-available/n=100", contender: "apple"))
         #expect(Thresholds(timeRatioTolerance: 2, timeRatioTolerances: ["a": 5]).timeRatioTolerance(for: "a") == 5)
         #expect(Thresholds(timeRatioTolerance: 2, timeRatioTolerances: ["a": 5]).timeRatioTolerance(for: "b") == 2)
+    }
+
+    /// What a benchmark declares of its threads reaches the gate, for that benchmark and
+    /// contender only: counts that vary are not gated, and mallocs get the declared tolerance.
+    @Test func declaredThreadTimingIsGatedAsDeclared() {
+        func run(_ contender: String, _ timing: ThreadTiming) -> PlannedRun {
+            let benchmark = Benchmark(family: "books/toggle", contender: contender, parameterKinds: ["n": .integer(1...100)]) { _ in
+                Toggler()
+            }.onThreads { params in params.int("n", default: 0) == 10 ? timing : .oneThread }
+            return PlannedRun(benchmark: benchmark, parameters: Parameters([("n", "10")]))
+        }
+        let changed = sampleSet(invalidations: 3, mallocs: 40)
+        let undeclared = Gate.evaluate(baseline: sampleSet(), current: changed, thresholds: Thresholds())
+        #expect(undeclared.regressions.map(\.metric).sorted() == ["invalidations", "invalidations", "mallocs", "mallocs"])
+
+        let varying = Thresholds().declaring([
+            run("lockfree", .timingDependent(countsVary: true, mallocTolerance: 64)), run("apple", .exactOnThreads),
+        ])
+        let verdict = Gate.evaluate(baseline: sampleSet(), current: changed, thresholds: varying)
+        #expect(verdict.regressions.map { "\($0.contender) \($0.metric)" }.sorted() == ["apple invalidations", "apple mallocs"])
+        #expect(varying.mallocTolerance(for: "books/toggle/n=10", contender: "lockfree") == 64)
+        #expect(varying.mallocTolerance(for: "books/toggle/n=20", contender: "lockfree") == 0.5)
+
+        let unbounded = Thresholds().declaring([run("lockfree", .timingDependent(countsVary: false, mallocTolerance: .infinity))])
+        let exactCounts = Gate.evaluate(baseline: sampleSet(), current: changed, thresholds: unbounded)
+        #expect(exactCounts.regressions.map { "\($0.contender) \($0.metric)" }.sorted()
+            == ["apple invalidations", "apple mallocs", "lockfree invalidations"])
     }
 
     @Test func thresholdsFileIsCreatedWithDefaults() throws {

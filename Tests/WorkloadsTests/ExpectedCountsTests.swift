@@ -1,3 +1,4 @@
+import Foundation
 import Harness
 import Testing
 
@@ -25,7 +26,13 @@ import Testing
     @Test(arguments: caseNames)
     func countsAreExactAndNothingIsMissed(_ name: String) throws {
         let (benchmark, parameters) = Self.cases[try #require(Self.caseNames.firstIndex(of: name))]
+        let workers = Worker.createdOnThisThread
         let instance = try benchmark.make(parameters)
+        // A benchmark that runs threads says what they do to its figures, and one that runs none
+        // says nothing (`ThreadTiming`): the gate reads its counts and allocations by it.
+        let startsThreads = Worker.createdOnThisThread > workers
+        #expect(startsThreads == benchmark.threads(parameters).runsThreads,
+            "\(name): starts \(startsThreads ? "threads" : "no thread") but declares \(benchmark.threads(parameters))")
         instance.enableVerification()
         _ = try instance.run(operations: 1)
         let before = instance.counts
@@ -36,6 +43,23 @@ import Testing
         if let expected = benchmark.expectedCounts?(parameters) {
             #expect(measured == expected.times(operations), "\(name)")
         }
+    }
+
+    /// The workloads start threads only through `Worker`, which counts them for the test above.
+    @Test func threadsAreStartedOnlyByWorkers() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Benchmarks/Workloads")
+        let files = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+        let starts = try Regex(#"(^|[^A-Za-z0-9_.])(Thread\s*[({]|Thread\.detachNewThread|pthread_create|DispatchQueue|Task\s*[({]|Task\.detached)"#)
+        var offenders: [String] = []
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (number, line) in lines.enumerated() {
+                let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                if code.contains(starts) { offenders.append("\(file.lastPathComponent):\(number + 1)") }
+            }
+        }
+        // `Worker.init` itself starts its thread.
+        #expect(offenders.count == 1 && offenders[0].hasPrefix("Primitives.swift:"), "\(offenders)")
     }
 
     @Test func benchmarkNamesAreUnique() {

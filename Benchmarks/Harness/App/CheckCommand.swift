@@ -8,14 +8,14 @@ extension Bench {
     ) throws(BenchError) -> ExitCode {
         let baseline = try load(reference)
         let thresholdsPath = Thresholds.path(in: thresholdsFolder)
-        let thresholds: Thresholds
+        let file: Thresholds
         do throws(BaselineError) {
             try Baseline.checkComparable(
                 baseline, toolchain: MetadataCollector.toolchain, allocator: AllocationCounter.allocatorName)
             if !FileManager.default.fileExists(atPath: thresholdsPath) {
                 console.err("bench: no thresholds for this toolchain; writing the defaults to \(thresholdsPath)\n")
             }
-            thresholds = try Thresholds.loadOrCreate(thresholdsPath)
+            file = try Thresholds.loadOrCreate(thresholdsPath)
             if let reason = InstructionCounter.unavailableReason,
                 baseline.results.contains(where: { $0.metric(MetricName.instructions) != nil })
             {
@@ -26,6 +26,8 @@ extension Bench {
         }
         let outcome = try run(options)
         guard var current = outcome.results, let plan = outcome.plan else { return outcome.exitCode }
+        // What the measured benchmarks declare of their threads, with the file's tolerances.
+        let thresholds = file.declaring(outcome.runs)
 
         var verdict = Gate.evaluate(baseline: baseline, current: current, thresholds: thresholds)
         // Wall-clock ratios on a shared machine move with each process (a process that lands on a

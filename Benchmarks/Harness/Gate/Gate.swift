@@ -58,7 +58,7 @@ public enum Gate {
         var findings: [Finding] = []
         for new in current.results where new.failure == nil {
             guard let old = baseline.result(new.benchmark, new.contender), old.failure == nil else { continue }
-            for metric in MetricName.counts where !thresholds.countsAreNondeterministic(new.benchmark) {
+            for metric in MetricName.counts where !thresholds.countsAreNondeterministic(new.benchmark, contender: new.contender) {
                 guard let o = old.metric(metric)?.summary.p50, let n = new.metric(metric)?.summary.p50, o != n else { continue }
                 findings.append(Finding(kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
                     contender: new.contender, metric: metric, old: o, new: n, allowed: "exactly equal"))
@@ -69,7 +69,7 @@ public enum Gate {
                     metric: metric.name, old: o, new: metric.summary.p50, allowed: "exactly equal"))
             }
             if let o = old.metric(MetricName.mallocs)?.summary.p50, let n = new.metric(MetricName.mallocs)?.summary.p50 {
-                let tolerance = thresholds.mallocTolerance(for: new.benchmark)
+                let tolerance = thresholds.mallocTolerance(for: new.benchmark, contender: new.contender)
                 if abs(n - o) > tolerance {
                     findings.append(Finding(kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
                         contender: new.contender, metric: MetricName.mallocs, old: o, new: n,

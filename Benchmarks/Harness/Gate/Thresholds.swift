@@ -10,7 +10,7 @@ import Foundation
 ///   "instructionTolerances" : { "primitives/fire-scopes/scopes=1" : 1.2 },
 ///   "timeRatioTolerance" : 5,
 ///   "timeRatioTolerances" : { "primitives/mutation-threads/threads=2" : 1000 },
-///   "nondeterministicCounts" : [ "books/threads/" ]
+///   "nondeterministicCounts" : [ "trees/cellx/" ]
 /// }
 /// ```
 /// `mallocTolerance`: mallocs per operation may differ from the baseline by at most this much
@@ -20,9 +20,10 @@ import Foundation
 /// overrides it per benchmark. `timeRatioTolerance`: this run's
 /// `lockfree p50 / apple p50` may be at most this factor above (regression) or below (improvement)
 /// the baseline's; `timeRatioTolerances` overrides it per benchmark. Count metrics are gated
-/// exactly, except for benchmarks whose name starts with a prefix in `nondeterministicCounts`
-/// (several threads racing: Observation's one-shot is not strict under races, so its notification
-/// count varies from run to run; the oracle still checks every frame for missed updates).
+/// exactly, except for benchmarks whose name starts with a prefix in `nondeterministicCounts`.
+/// What a benchmark's threads do to its figures is declared with the benchmark (`ThreadTiming`)
+/// and added to these by `check` (`declaring`): a benchmark whose counts vary with thread timing
+/// is not gated on them, and its declared malloc tolerance applies to it.
 public struct Thresholds: Sendable, Equatable, Codable {
     public var mallocTolerance: Double
     public var mallocTolerances: [String: Double]
@@ -31,6 +32,9 @@ public struct Thresholds: Sendable, Equatable, Codable {
     public var timeRatioTolerance: Double
     public var timeRatioTolerances: [String: Double]
     public var nondeterministicCounts: [String]
+    /// What the measured benchmarks declare of their threads (`Benchmark.threads`), by
+    /// `benchmark@contender`: added by `declaring(_:)`, never read from or written to the file.
+    public var declared: [String: ThreadTiming] = [:]
 
     public init(
         mallocTolerance: Double = 0.5, mallocTolerances: [String: Double] = [:],
@@ -64,12 +68,30 @@ public struct Thresholds: Sendable, Equatable, Codable {
         nondeterministicCounts = try c.decodeIfPresent([String].self, forKey: .nondeterministicCounts) ?? []
     }
 
-    /// Whether `benchmark`'s counts vary between runs by design (see `nondeterministicCounts`).
-    public func countsAreNondeterministic(_ benchmark: String) -> Bool {
-        nondeterministicCounts.contains { benchmark.hasPrefix($0) }
+    /// These thresholds with what `runs` declare of their threads: a benchmark whose counts vary
+    /// with thread timing is not gated on them, and its mallocs get its declared tolerance (or the
+    /// file's, whichever is larger).
+    public func declaring(_ runs: [PlannedRun]) -> Thresholds {
+        var copy = self
+        for run in runs {
+            let timing = run.benchmark.threads(run.parameters)
+            if timing != .oneThread { copy.declared["\(run.name)@\(run.contender)"] = timing }
+        }
+        return copy
     }
 
-    public func mallocTolerance(for benchmark: String) -> Double { mallocTolerances[benchmark] ?? mallocTolerance }
+    /// Whether `benchmark`'s counts on `contender` vary between runs by design (see
+    /// `nondeterministicCounts` and `ThreadTiming`).
+    public func countsAreNondeterministic(_ benchmark: String, contender: String) -> Bool {
+        if case .timingDependent(countsVary: true, _) = declared["\(benchmark)@\(contender)"] { return true }
+        return nondeterministicCounts.contains { benchmark.hasPrefix($0) }
+    }
+
+    public func mallocTolerance(for benchmark: String, contender: String) -> Double {
+        let file = mallocTolerances[benchmark] ?? mallocTolerance
+        if case .timingDependent(_, let declared) = declared["\(benchmark)@\(contender)"] { return max(file, declared) }
+        return file
+    }
     public func instructionTolerance(for benchmark: String) -> Double {
         instructionTolerances[benchmark] ?? instructionTolerance
     }
