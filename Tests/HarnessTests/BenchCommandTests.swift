@@ -51,7 +51,10 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         let output = temporaryFolder() + "/latest"
         #expect(bench(r).main(["run", "--quick", "--samples", "5", "--output", output]) == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
-        #expect(files == ["books-toggle-invalidations.svg", "books-toggle-time.svg", "primitives.svg", "report.md", "results.csv", "results.json"])
+        #expect(files == [
+            "books-toggle-invalidations.svg", "books-toggle-time.svg", "primitives.svg", "report-books.md", "report-primitives.md",
+            "report.md", "results.csv", "results.json",
+        ])
         let csv = try #require(read(output + "/results.csv"))
         #expect(csv.hasPrefix("benchmark,contender,metric,unit,samples,min,p50,p90,p99,max,mean,"))
         #expect(csv.contains("\nbooks/toggle/n=100,apple,invalidations,count,1,1,1,1,1,1,1,"))
