@@ -103,7 +103,7 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(report.contains("""
             | benchmark | invalidations/op (lockfree / apple) | lockfree p50 | apple p50 | apple ÷ lockfree | verdict |
             |---|---:|---:|---:|---:|---|
-            | books/toggle/n=10 | 2 | 13.0 ns | 23.0 ns | 1.77× [1.25, 2.63] | lockfree fastest |
+            | books/toggle/n=10 | 2 | 13.0 ns | 23.0 ns | 1.77× [1.25, 2.60] | lockfree fastest |
             """))
         #expect(report.contains("[books](report-books.md)"))
         #expect(!report.contains("<details><summary><code>"))
