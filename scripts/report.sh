@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates report.md and the SVG charts from a results.json:
+# Regenerates report.md, its report-<group>.md pages and the SVG charts from a results.json:
 #   scripts/report.sh [results/latest/results.json] [output folder (default: the input's folder)]
 # A thin wrapper over `bench report`. Uses $BENCH when set (a built bench binary), otherwise
 # `swift run -c release bench`.

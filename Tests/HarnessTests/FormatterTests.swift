@@ -65,7 +65,7 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         counted.results[0].metrics.append(MetricResult(name: MetricName.instructions, unit: "instructions", value: 100))
         counted.results[1].metrics.append(MetricResult(name: MetricName.instructions, unit: "instructions", value: 400))
         #expect(SummaryTable.format(counted).contains("| 0.25× instr · 0.57× [0.38, 0.80] time |"))
-        #expect(ReportFormat.format(counted).contains("| 0.25× instr · 0.57× [0.38, 0.80] time |"))
+        #expect(GroupReport.format(counted, group: "books").contains("| 0.25× instr · 0.57× [0.38, 0.80] time |"))
     }
 
     @Test func floorRowsGetATimeColumnNamedForWhatTheyAre() {
@@ -98,19 +98,27 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(ReportFormat.format(set).contains("```sh\nswift run -c release bench run --filter '^books/'\n```"))
     }
 
-    @Test func reportHasHeadlineRatiosSectionsAndCommand() {
+    @Test func reportHasSummaryRatiosVerdictLinksAndCommand() {
         let report = ReportFormat.format(sampleSet())
-        #expect(report.contains("| books/toggle/n=10 | 13.0 ns / 15.9 ns | 23.0 ns / 25.9 ns | 1 / 1 | 2 / 2 | 0.57× [0.38, 0.80] |"))
-        #expect(report.contains("| benchmark | lockfree p50 / p99 | apple p50 / p99 | mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | lockfree ÷ apple (instructions; p50 time, 95% interval) |"))
-        #expect(report.contains("\n## books\n"))
-        #expect(report.contains("<details><summary><code>books/toggle/n=10</code></summary>"))
+        #expect(report.contains("""
+            | benchmark | invalidations/op (lockfree / apple) | lockfree p50 | apple p50 | apple ÷ lockfree | verdict |
+            |---|---:|---:|---:|---:|---|
+            | books/toggle/n=10 | 2 | 13.0 ns | 23.0 ns | 1.77× [1.25, 2.60] | lockfree fastest |
+            """))
+        #expect(report.contains("[books](report-books.md)"))
+        #expect(!report.contains("<details><summary><code>"))
         #expect(report.contains("```sh\nswift run -c release bench run --filter 'a b'\n```"))
+        let page = GroupReport.format(sampleSet(), group: "books")
+        #expect(page.contains("| books/toggle/n=10 | 13.0 ns / 15.9 ns | 23.0 ns / 25.9 ns | 1 / 1 | 2 / 2 | 0.57× [0.38, 0.80] |"))
+        #expect(page.contains("| benchmark | lockfree p50 / p99 | apple p50 / p99 | mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | lockfree ÷ apple (instructions; p50 time, 95% interval) |"))
+        #expect(page.contains("<details><summary><code>books/toggle/n=10</code></summary>"))
+        #expect(page.contains("[Summary and the run](report.md)"))
     }
 
     @Test func reportShowsInstructionsOrWhyTheyAreMissing() {
         var set = sampleSet()
         set.metadata.instructionNote = "valgrind is not on PATH (apt-get install valgrind)"
-        let without = ReportFormat.format(set)
+        let without = GroupReport.format(set, group: "books")
         #expect(without.contains("Instruction counts are unavailable: valgrind is not on PATH (apt-get install valgrind)."))
         #expect(!without.contains("instructions/op"))
         set.metadata.instructionNote = nil
@@ -119,11 +127,11 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
             let value = set.results[i].contender == "lockfree" ? 60.0 : 1372
             set.results[i].metrics.append(MetricResult(name: "instructions", unit: "instructions", value: value))
         }
-        let with = ReportFormat.format(set)
+        let with = GroupReport.format(set, group: "books")
         #expect(with.contains("| mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | instructions/op (lockfree / apple) |"))
         #expect(with.contains("| 1 / 1 | 2 / 2 | 60 / 1372 |"))
         #expect(with.contains("counted by callgrind (valgrind-3.19.0)"))
-        #expect(with.contains("| instructions | callgrind (valgrind-3.19.0) |"))
+        #expect(ReportFormat.format(set).contains("| instructions | callgrind (valgrind-3.19.0) |"))
     }
 
     @Test func comparisonMarksOverlappingRanges() {

@@ -1,8 +1,9 @@
 import Foundation
 
 extension Bench {
-    /// `bench report`: regenerate report.md and the charts (and, with `--format`, results.csv and
-    /// the compact results.json) from a results file, in either form.
+    /// `bench report`: regenerate report.md, its group pages and the charts (and, with `--format`,
+    /// results.csv, the compact results.json, github-action-benchmark.json) from a results file,
+    /// in either form. Each file is written atomically, report.md last.
     func report(input: String, output: String?, formats: Set<RunOptions.Format> = [.markdown]) throws(BenchError) {
         let set = try load(input, role: "results file")
         let folder = output ?? ResultsWriter.parent(of: input)

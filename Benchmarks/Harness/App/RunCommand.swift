@@ -72,14 +72,19 @@ extension Bench {
         if formats.contains(.csv) { files.append(("results.csv", CSVFormat.format(set))) }
         if formats.contains(.json) { files.append(("results.json", SummaryJSON.encode(set))) }
         if keepSamples { files.append(("samples.json", JSONFormat.encode(set))) }
+        if formats.contains(.githubActionBenchmark) {
+            files.append((GitHubActionBenchmark.fileName, GitHubActionBenchmark.encode(set)))
+        }
         if formats.contains(.markdown) { files += reportFiles(set) }
         return files
     }
 
-    /// `report.md` and its charts.
+    /// `report.md`, its group pages and its charts; `report.md` last, so that a file-by-file
+    /// write (`bench report`) links only to pages already written.
     static func reportFiles(_ set: ResultSet) -> [(name: String, contents: String)] {
         let charts = ChartSet.charts(set)
-        return [("report.md", ReportFormat.format(set, charts: charts))] + charts.map { ($0.fileName, $0.svg) }
+        return charts.map { ($0.fileName, $0.svg) } + GroupReport.pages(set, charts: charts)
+            + [(ReportFormat.fileName, ReportFormat.format(set, charts: charts))]
     }
 
     /// Writes the files of `set` to `folder`; returns their names.

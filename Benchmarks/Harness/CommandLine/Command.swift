@@ -1,6 +1,14 @@
 /// Options shared by `bench run` and `bench check`.
 public struct RunOptions: Sendable, Equatable {
-    public enum Format: String, Sendable, CaseIterable { case csv, json, markdown }
+    /// The files a run or `bench report` writes: `results.csv`, the compact `results.json`,
+    /// `report.md` with its group pages and charts, `github-action-benchmark.json`.
+    public enum Format: String, Sendable, CaseIterable {
+        case csv, json, markdown
+        case githubActionBenchmark = "github-action-benchmark"
+
+        /// What a run writes unless `--format` says otherwise.
+        public static let runDefault: Set<Format> = [.csv, .json, .markdown]
+    }
 
     public var filter: String?
     public var contenders: [String]?
@@ -9,7 +17,7 @@ public struct RunOptions: Sendable, Equatable {
     public var samples: Int?
     public var parameters = Parameters()
     public var output = "results/latest"
-    public var formats: Set<Format> = Set(Format.allCases)
+    public var formats: Set<Format> = Format.runDefault
     /// The passes to run (`--metrics`); all by default.
     public var metrics: Set<MetricGroup> = Set(MetricGroup.allCases)
     /// Only the summary: no progress, no child diagnostics (`--quiet`).

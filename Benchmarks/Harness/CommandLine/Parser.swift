@@ -130,16 +130,17 @@ public enum Parser {
 }
 
 extension Parser {
-    /// `csv,json,markdown` (`md` for short).
+    /// `csv,json,markdown,github-action-benchmark` (`md` for short).
     static func formats(_ text: String) throws(UsageError) -> Set<RunOptions.Format> {
+        let names = RunOptions.Format.allCases.map(\.rawValue).joined(separator: ", ")
         var formats = Set<RunOptions.Format>()
         for name in text.split(separator: ",") {
             guard let f = RunOptions.Format(rawValue: name == "md" ? "markdown" : String(name)) else {
-                throw UsageError("unknown format '\(name)' (csv, json, markdown)")
+                throw UsageError("unknown format '\(name)' (\(names))")
             }
             formats.insert(f)
         }
-        guard !formats.isEmpty else { throw UsageError("--format needs csv, json or markdown") }
+        guard !formats.isEmpty else { throw UsageError("--format needs one of \(names)") }
         return formats
     }
 }

@@ -11,7 +11,11 @@ public enum Usage {
           --samples N             at most N timing samples per benchmark
           --param KEY=VALUE       override KEY in every parameter set of the families that declare it
           --output DIR            results folder (default results/latest), replaced atomically
-          --format csv,json,markdown   files to write (default all three)
+          --format csv,json,markdown,github-action-benchmark
+                                  files to write (default csv,json,markdown): results.csv, results.json,
+                                  report.md with a report-<group>.md per benchmark group and SVG charts,
+                                  github-action-benchmark.json (github-action-benchmark's customSmallerIsBetter
+                                  input: time p50, instructions, mallocs, bytes per benchmark and contender)
           --metrics time,allocations,instructions,counts
                                   passes to run (default all); a run expected to take too long under
                                   callgrind is not counted, with a note
@@ -22,11 +26,27 @@ public enum Usage {
     public static func text(for topic: String?) -> String {
         switch topic {
         case "run":
-            return "USAGE: bench run [options]\n\nMeasures the suite and writes results.csv, results.json, report.md and SVG charts.\n\nOptions:\n\(runOptions)\n\n\(exitCodes)\n"
+            return "USAGE: bench run [options]\n\nMeasures the suite and writes results.csv, results.json, report.md (with a page per benchmark group) and SVG charts.\n\nOptions:\n\(runOptions)\n\n\(exitCodes)\n"
         case "list":
             return "USAGE: bench list [--filter REGEX]\n\nPrints every benchmark's full name once, e.g. books/toggle-available/n=100000/visible=50.\n"
         case "report":
-            return "USAGE: bench report [--input FILE] [--output DIR] [--format csv,json,markdown]\n\nRegenerates report.md and the SVG charts (default; --format chooses: json writes the compact\nresults.json) from a results.json or samples.json (default results/latest/results.json), into DIR\n(default: the folder holding FILE).\n"
+            return """
+                USAGE: bench report [--input FILE] [--output DIR] [--format csv,json,markdown,github-action-benchmark]
+
+                Regenerates files from a results.json or samples.json (default results/latest/results.json), into
+                DIR (default: the folder holding FILE). --format chooses (default markdown):
+                  csv                      results.csv
+                  json                     the compact results.json
+                  markdown                 report.md (summary, charts, render cost, thread scaling, probe,
+                                           allocations), a report-<group>.md per benchmark group with every
+                                           percentile, and the SVG charts
+                  github-action-benchmark  github-action-benchmark.json, for github-action-benchmark's
+                                           customSmallerIsBetter tool: one entry per benchmark x contender x
+                                           metric where less is better (time p50, instructions, mallocs, bytes)
+                Intervals of the time ratios, and the report's verdicts, need each process's samples: a
+                samples.json (run --keep-samples) has them, a results.json does not.
+
+                """
         case "baseline":
             return "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check reads of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
         case "compare":
@@ -64,7 +84,7 @@ public enum Usage {
                 Subcommands:
                   run                     measure the suite (the default when no subcommand is given)
                   list                    print benchmark names
-                  report                  regenerate report.md and charts from a results.json
+                  report                  regenerate report.md, its pages and charts, or an export, from a results.json
                   baseline save NAME      keep a results.json as a named baseline
                   compare A B             compare two result sets
                   check --baseline FILE   run and gate against a baseline
