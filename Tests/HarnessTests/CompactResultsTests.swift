@@ -34,6 +34,30 @@ import Testing
         }
     }
 
+    /// The compact form keeps each timing process's median, so a report rendered from it gives
+    /// the same paired ratios and intervals as the run's own (to the medians' four digits).
+    @Test func pairedRatiosAndTheirIntervalsSurviveTheCompactForm() throws {
+        var set = sampleSet()
+        let processes = [[10.0, 11, 12], [13, 14, 15], [11, 12, 13], [12, 12.5, 13], [10, 10.5, 11]]
+        let others = [[20.0, 21, 22], [25, 26, 27], [21, 22, 23], [24, 24.5, 26], [19, 20, 22]]
+        for (i, r) in set.results.enumerated() {
+            let p = r.contender == "lockfree" ? processes : others
+            let samples = p.flatMap { $0 }
+            set.results[i].metrics[0] = MetricResult(
+                name: "time", unit: "ns", summary: Summary(samples), samples: samples, processes: p.map(\.count))
+        }
+        let original = try #require(set.timeRatio("books/toggle/n=10", "lockfree", "apple"))
+        #expect(original.low != nil && original.high != nil)
+        let text = SummaryJSON.encode(set)
+        #expect(text.contains("\"processMedians\":{\"time\":[11,14,12,12.5,10.5]}"))
+        let back = try JSONFormat.decode(text)
+        #expect(back.results[0].metric("time")?.samples == nil)
+        let again = try #require(back.timeRatio("books/toggle/n=10", "lockfree", "apple"))
+        #expect(again == original)
+        // Baselines keep only what the gate reads.
+        #expect(!SummaryJSON.encode(set, detail: .gated).contains("processMedians"))
+    }
+
     @Test func timesKeepFourSignificantDigits() {
         #expect(SummaryJSON.rounded(123.456789, digits: 4) == 123.5)
         #expect(SummaryJSON.rounded(0.000123456, digits: 4) == 0.0001235)

@@ -4,7 +4,9 @@ import Foundation
 /// line per benchmark and contender (in run order, which the suite keeps stable), so that a diff
 /// of a re-measured file shows which figures moved, line by line. A metric measured once (a count,
 /// mallocs, instructions) is a bare number; a sampled one (time) is its summary, rounded to four
-/// significant digits (timings do not repeat to more). Raw samples are not kept.
+/// significant digits (timings do not repeat to more), with the median of each timing process
+/// (`processMedians`), from which the paired time ratios and their intervals are computed again.
+/// Raw samples are not kept.
 ///
 /// ```
 /// {
@@ -40,11 +42,17 @@ public enum SummaryJSON {
         var units: [String: String] = [:]
         let rows = set.results.map { result -> String in
             var metrics: [String: Value] = [:]
+            var medians: [String: [Double]] = [:]
             for m in result.metrics where keep(result, m) {
                 units[m.name] = m.unit
                 metrics[m.name] = Value(m.summary, detail: detail)
+                if detail == .full, let processes = m.samplesByProcess, processes.count > 1 {
+                    medians[m.name] = processes.map { rounded(Percentiles.value(50, sorted: $0.sorted()), digits: 4) }
+                }
             }
-            let row = Row(benchmark: result.benchmark, contender: result.contender, failure: result.failure, metrics: metrics)
+            let row = Row(
+                benchmark: result.benchmark, contender: result.contender, failure: result.failure, metrics: metrics,
+                processMedians: medians.isEmpty ? nil : medians)
             return String(decoding: try! line.encode(row), as: UTF8.self)
         }
         return """
@@ -78,7 +86,9 @@ public enum SummaryJSON {
                 return (String(part[..<eq]), String(part[part.index(after: eq)...]))
             })
             let metrics = row.metrics.keys.sorted(by: canonicalOrder).map { name in
-                MetricResult(name: name, unit: file.units[name] ?? "value", summary: row.metrics[name]!.summary)
+                MetricResult(
+                    name: name, unit: file.units[name] ?? "value", summary: row.metrics[name]!.summary,
+                    processMedians: row.processMedians?[name])
             }
             return BenchmarkResult(
                 benchmark: row.benchmark, family: family, parameters: parameters, contender: row.contender,
@@ -110,6 +120,8 @@ public enum SummaryJSON {
         var contender: String
         var failure: String?
         var metrics: [String: Value]
+        /// Each timing process's median, by metric (`MetricResult.processMedians`).
+        var processMedians: [String: [Double]]?
     }
 
     /// A bare number (a metric measured once) or a summary's fields.

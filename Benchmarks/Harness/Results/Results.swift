@@ -77,18 +77,28 @@ public struct MetricResult: Sendable, Equatable, Codable {
     /// How many of `samples` each timing process took, in order, when several were pooled: the
     /// rounds that pair contenders' processes (`RatioEstimate(rounds:)`).
     public var processes: [Int]?
+    /// The median of each process's samples, in order, where the samples themselves were not kept
+    /// (the compact `results.json`): enough for the paired ratios, which read only those medians.
+    public var processMedians: [Double]?
 
-    public init(name: String, unit: String, summary: Summary, samples: [Double]? = nil, processes: [Int]? = nil) {
+    public init(
+        name: String, unit: String, summary: Summary, samples: [Double]? = nil, processes: [Int]? = nil,
+        processMedians: [Double]? = nil
+    ) {
         self.name = name
         self.unit = unit
         self.summary = summary
         self.samples = samples
         self.processes = processes
+        self.processMedians = processMedians
     }
 
-    /// `samples` cut into the processes that took them; `nil` without both.
+    /// `samples` cut into the processes that took them; without them, each process's median
+    /// alone (`processMedians`); `nil` without either.
     public var samplesByProcess: [[Double]]? {
-        guard let samples, let processes, processes.reduce(0, +) == samples.count else { return nil }
+        guard let samples, let processes, processes.reduce(0, +) == samples.count else {
+            return processMedians.map { $0.map { [$0] } }
+        }
         var start = 0
         return processes.map { count in
             defer { start += count }
