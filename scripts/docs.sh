@@ -23,6 +23,10 @@ while [ $# -gt 0 ]; do
         build_path=$2
         shift 2
         ;;
+    --build-path=* | --scratch-path=*)
+        build_path=${1#*=}
+        shift
+        ;;
     *)
         build_options+=("$1")
         shift

@@ -423,7 +423,7 @@ final class _ScopeCore: @unchecked Sendable {
                 thread.pointee.bitsRead = 0
                 thread.pointee.heldCursor = nil
                 // A write in flight now may have claimed before the arming and store after a kept
-                // read, which the getters no longer test for: hold the cursor away from them, so
+                // read, which the getters do not test for: hold the cursor away from them, so
                 // that every read is recorded (`_lockedRecordAccess`), as the lock-free registrar
                 // does; unless the scope is armed since a run that found none (`uncheckedArming`).
                 // (`current` is the phase the run found: armed, or the one it armed from.)
