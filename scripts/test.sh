@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh Debian machine: installs what the tests need when missing (jemalloc,
 # valgrind's header), then
-#   1. `swift test`: all tests, jemalloc linked; then the re-entrancy fuzzer for a minute;
+#   1. `swift test`: all tests, jemalloc linked; then LockFreeObservation's documentation
+#      (scripts/docs.sh: DocC over the module just built, failing on a warning such as a broken
+#      link); then the re-entrancy fuzzer for a minute;
 #   2. the registrar's tests with their race windows widened (the SchedulePoints trait; `--traits`
 #      replaces the default traits, so jemalloc is off there);
 #   3. both registrars' tests under ThreadSanitizer (default traits off: jemalloc, since both
@@ -10,7 +12,8 @@
 #      leak check: an object's slot-block address is kept shifted in a word with the observed
 #      mask (`SlotsWord`), where the leak check cannot see it, so it reports the blocks of objects
 #      still alive at exit (kept so by an armed scope's callback) as leaked.
-# Separate build folders, so that no build undoes another. `scripts/test.sh --fast` runs step 1 only.
+# Separate build folders, so that no build undoes another. `scripts/test.sh --fast` runs the tests
+# and the documentation of step 1 only.
 # Where nothing can be installed (no root, no sudo), the tests run without jemalloc, and the
 # allocation tests say that allocation counts are unavailable.
 set -euo pipefail
@@ -27,6 +30,7 @@ swift test "${traits[@]}"
 # process-wide count that every other test writes) run in a process of their own, one at a time.
 alone='CheckedArmingTests|aHeldRunLetsGoOfItsCursor'
 TRACKING_TESTS_ALONE=1 swift test --skip-build "${traits[@]}" --filter "$alone"
+scripts/docs.sh "${traits[@]}"
 [ "${1:-}" = --fast ] && exit 0
 # The re-entrancy fuzzer (Documentation/Guarantees.md) for a minute from a random seed; in the
 # builds below, for 20 seconds each among the registrar's other tests.

@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-// Every word before the sentinel is 1, so that each leading sentinel's key is, whatever a
+// Every word before the sentinel is 1, so that each leading sentinel's key is 1, whatever a
 // dependency's stride (at most 64 bytes).
 uintptr_t tracking_no_dependencies_region[TRACKING_NO_DEPENDENCIES_WORDS] = {
     [0 ... TRACKING_NO_DEPENDENCIES_OFFSET] = TRACKING_NO_OBJECT,

@@ -14,7 +14,7 @@ import Synchronization
 ///   (`entry.version`), then slots written, mask published and the word loaded again, all before
 ///   the caller reads the value. A write that raced it is reported when the body ends (`changed`);
 ///   a later one finds the slot (Dekker's pattern, see `TrackedObject._writes`).
-/// - **The callback runs after the body, as before.** While the body runs its record is
+/// - **The callback runs after the body.** While the body runs its record is
 ///   *reading* (`ScopeState.Phase.reading`): a writer that finds it marks it changed instead of
 ///   claiming it (`claimCallback`), and the body's end arms it and reports the change on the
 ///   tracking thread, as `install` reports a change that raced a read.
@@ -28,8 +28,8 @@ import Synchronization
 ///   (`forgetIfObjectWentAway`), and otherwise forgets every entry installed at a read, so the
 ///   read installs again.
 ///
-/// Entries of scopes nested in the body are recorded for it too, retained as before: they are
-/// installed when it ends (`closeAtRead`), as `install` does.
+/// Entries of scopes nested in the body are recorded for it too, retained: they are installed when
+/// it ends (`closeAtRead`), as `install` does.
 extension TrackingScope {
     /// What a body's hold adds to its record's `watchedSlots` while it runs: a count that objects
     /// going away cannot bring to 0 (there are fewer slots than this in any scope).

@@ -17,35 +17,58 @@ struct RunReads {
     static let displacement = 1 << 40
 }
 
-/// A tracking scope that runs again and again (a view re-evaluating its body) and keeps its
+/// A tracking scope that runs again and again, as a view re-evaluates its body, and keeps its
 /// dependencies between runs.
 ///
-/// After each `run`, the callback is told once, before the store, of the first change of any
-/// property that run read; then nothing more until the next `run`. Reads are matched in order with
-/// the previous run's dependencies: a dependency read again costs a compare and a load, and touches
-/// neither the object's slots nor its reference count. Only new, dropped or changed dependencies
-/// touch the objects they concern.
+/// ```swift
+/// let scope = ReusableScope(notifying: rowView)   // once, when the view is mounted
+/// let output = scope.run { render(book) }         // at every evaluation
+/// scope.cancel()                                   // when the view goes away
+/// ```
 ///
-/// The same promises as `withTracking`: no change is lost (the scope is armed as a run begins, so
-/// a write made while it reads either is seen by the read or notifies the scope, on the writer's
-/// thread; one that races the install of a new dependency is reported before `run` returns), and
-/// the body's own writes do not notify its own scope. A write during a run may notify it while it
-/// runs, as a write during `withTracking`'s `apply` makes its install report a change.
+/// After each ``run(_:)``, the callback is told once, before the store, of the first change of
+/// any property that run read; then nothing more until the next run. Reads are matched in order
+/// with the previous run's dependencies: a dependency read again costs a compare and a load, and
+/// touches neither the object's observer slots nor its reference count. Only new, dropped or
+/// changed dependencies touch the objects they concern.
 ///
-/// A scope is a handle, like `TrackingToken`: two words, copyable. One thread at a time runs or
-/// cancels a given scope; notifications come from any thread. Creating a scope allocates nothing
-/// once the record pool has warmed up; a run allocates only when its dependencies outgrow the two
+/// The same promises as ``withTracking(_:onChange:)``: no change is lost (the scope is armed as a
+/// run begins, so a write made while it reads either is seen by the read or tells the scope, on
+/// the writer's thread; one that races the install of a new dependency is told before `run`
+/// returns), and the body's own writes do not tell its own scope. A write by another thread during
+/// a run may tell the scope while it runs, as a write during `withTracking`'s `apply` makes its
+/// install report a change.
+///
+/// The scope retains the objects its last run read, and holds its callback, until it is
+/// cancelled: cancel every scope you create.
+///
+/// ## Thread safety
+///
+/// `Sendable`, and a handle like ``TrackingToken``: two words; copies name the same scope. One
+/// thread at a time runs or cancels a given scope, not necessarily the same one each time; its
+/// callback is called on whichever thread writes. Creating a scope allocates nothing once the
+/// pool of scope records has warmed up; a run allocates only when its dependencies outgrow the two
 /// its record keeps inline, or the buffer an earlier scope of the record left.
 public struct ReusableScope: Sendable, Hashable {
     @usableFromInline let record: UInt32
     @usableFromInline let generation: UInt32
 
-    /// A scope that calls `observer.observedValueWillChange()`.
+    /// Creates a scope that calls `observer.observedValueWillChange()`.
+    ///
+    /// The scope watches nothing until its first ``run(_:)``.
+    ///
+    /// - Parameter observer: Told at most once per run, on the writing thread. The scope holds it
+    ///   until it is cancelled.
     public init(notifying observer: some ChangeObserver) {
         self.init(.observer(observer))
     }
 
-    /// A scope that calls `onChange`.
+    /// Creates a scope that calls `onChange`.
+    ///
+    /// The scope watches nothing until its first ``run(_:)``.
+    ///
+    /// - Parameter onChange: Called at most once per run, on the writing thread, before the store.
+    ///   The scope holds it until it is cancelled.
     public init(onChange: @escaping @Sendable () -> Void) {
         self.init(.closure(onChange))
     }
@@ -101,6 +124,9 @@ public struct ReusableScope: Sendable, Hashable {
 
     /// Whether the last run's dependencies are watched: the scope has run, has not been told of a
     /// change since, and has not been cancelled.
+    ///
+    /// One atomic load; another thread's write may make the answer out of date by the time it is
+    /// used.
     public var isArmed: Bool {
         let state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
         return state.isArmed && state.generation == generation
@@ -110,8 +136,8 @@ public struct ReusableScope: Sendable, Hashable {
     /// (`tracking_thread.heldCursor`; diagnostics and tests).
     static var holdsItsCursor: Bool { tracking_thread_state()!.pointee.heldCursor != nil }
 
-    /// How many object words the last run read (the owner's view; diagnostics and tests).
-    public var dependencyCount: Int { ScopeTable.store(record).pointee.count - ScopeTable.store(record).pointee.holes }
+    /// How many object words the last run read (the owner's view; for tests).
+    package var dependencyCount: Int { ScopeTable.store(record).pointee.count - ScopeTable.store(record).pointee.holes }
 
     /// Holes left among the dependencies (`DependencyStore.holes`; diagnostics and tests).
     var holeCount: Int { ScopeTable.store(record).pointee.holes }
@@ -126,10 +152,22 @@ public struct ReusableScope: Sendable, Hashable {
 
     /// Runs `body`, tracking what it reads, and watches that until the first change.
     ///
-    /// `body` may read, write, track, run other reusable scopes (nested in this run), cancel any
-    /// scope (this one too: the run's end then keeps nothing), and drop objects
-    /// (Documentation/Guarantees.md). Running this scope inside its own run is a precondition
-    /// failure.
+    /// When the run ends, the scope watches exactly what this run read: dependencies the run no
+    /// longer read are dropped, new ones installed. A run nested in another scope (another run, a
+    /// tracked closure) counts its reads for the enclosing scopes too.
+    ///
+    /// - Parameter body: The computation to track, run synchronously on the calling thread. It may
+    ///   read, write, track, run other reusable scopes (nested in this run), cancel any scope (this
+    ///   one too: the run's end then keeps nothing), and drop objects.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws; the scope then watches what `body` read before it threw.
+    ///
+    /// Cost: a run that reads what the last one read, in the same order, takes a compare and two
+    /// stores per read, inlined into the getters, and no atomic operation on the objects. The
+    /// reconciliation of a run that read otherwise costs in proportion to the dependencies that
+    /// changed and the distance the others move, not the whole list.
+    ///
+    /// Running the scope inside its own run, or after ``cancel()``, is a precondition failure.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
         let scope = self.scope
         let thread = tracking_thread_state()!
@@ -272,15 +310,20 @@ public struct ReusableScope: Sendable, Hashable {
         return reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
     }
 
-    /// Ends the scope, and releases its objects.
+    /// Ends the scope: it stops watching, and lets go of its callback and of the objects it retains.
     ///
-    /// Returns `true` if the scope was armed: its callback then never starts after this returns.
-    /// `false` means it had been told of a change since its last run (its callback may still be
-    /// running on another thread; it finishes), or was cancelled already.
+    /// - Returns: `true` if the scope was armed: its callback then never starts after this returns.
+    ///   `false` if it had been told of a change since its last run (its callback may still be
+    ///   running on another thread; it finishes), or was cancelled already.
     ///
     /// May be called inside the scope's own run, or inside a run nested in it, on the thread
     /// running it: the scope stops watching at once, and its run's end keeps nothing of what the
     /// run read. The scope cannot run again.
+    ///
+    /// Cost: linear in the scope's dependencies (their observer slots emptied). Their objects are
+    /// released when the thread's outermost scope ends, or before this returns when no scope is
+    /// open, so their deinits run outside every scope; the callback is released once no callback
+    /// of the scope is running.
     @discardableResult
     public func cancel() -> Bool {
         let scope = self.scope

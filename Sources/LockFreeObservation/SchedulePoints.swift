@@ -12,7 +12,7 @@ import Glibc
 
 #if REGISTRAR_SCHEDULE_POINTS
 /// Whether this build widens the registrar's race windows (the `SchedulePoints` trait).
-public let registrarHasSchedulePoints = true
+package let registrarHasSchedulePoints = true
 
 /// Yields on about one call in four, chosen by a per-thread sequence (no shared write, no fence,
 /// which would hide the reorderings the tests look for).
@@ -24,7 +24,7 @@ func _schedulePoint() {
 }
 #else
 /// Whether this build widens the registrar's race windows (the `SchedulePoints` trait).
-public let registrarHasSchedulePoints = false
+package let registrarHasSchedulePoints = false
 
 @inlinable @inline(__always)
 func _schedulePoint() {}

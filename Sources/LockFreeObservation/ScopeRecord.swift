@@ -1,11 +1,22 @@
 import Synchronization
 
-/// What a scope calls when one of the properties it read is about to change.
+/// An object a scope tells when one of the properties it read is about to change.
 ///
-/// Conform a long-lived object (a view node, a logger) to observe without allocating a closure.
-/// The call comes synchronously on the mutating thread, before the new value is stored (or, for a
-/// scope that read while the write was under way, once it has stored; see `withTracking`).
+/// Conform a long-lived object (a view node, a logger) to observe without allocating a closure per
+/// observation: ``withTracking(_:notifying:)``, ``observeChanges(_:notifying:)`` and
+/// ``ReusableScope/init(notifying:)`` hold the observer until the observation ends.
+///
+/// The call comes synchronously on the writing thread, before the new value is stored (or, for a
+/// scope that read while the write was under way, once it has stored; see
+/// ``withTracking(_:onChange:)``). An observer is therefore called on whichever thread writes the
+/// models it watches.
 public protocol ChangeObserver: AnyObject {
+    /// Called when a property the observation read is about to change.
+    ///
+    /// Runs on the writing thread, inside the write, with no lock held. It may read and write
+    /// models (the property being written too), track, re-arm, run reusable scopes, cancel any
+    /// observation and drop objects. The observer is called without a retain of its own: the
+    /// observation holds it until after the call.
     func observedValueWillChange()
 }
 
@@ -39,8 +50,8 @@ struct ScopeRecord: ~Copyable {
     /// wins, from a slot that may be stale while another thread re-arms the recycled record. The
     /// acquire load of `armed(g)` that precedes the read orders it after the arming write; a value
     /// from a later incarnation only comes with a generation change, which makes the
-    /// compare-and-swap fail. (A plain field was a data race, reported by ThreadSanitizer under the
-    /// stress test.)
+    /// compare-and-swap fail. (A plain field would be a data race, which ThreadSanitizer reports
+    /// under the stress test.)
     @usableFromInline let kind: Atomic<UInt8>
 
     /// The `tracking_thread` address of the thread running a reusable scope's body, or 0: a write
@@ -91,10 +102,10 @@ extension UnsafeMutablePointer where Pointee == ScopeRecord {
 extension ScopeRecord {
     /// Calls the observer or the closure, in place. The observer is called unretained: the record
     /// holds it until it is recycled, and recycling waits for the callbacks in flight, this one
-    /// included (`ScopeState.oneInFlight`). (Called through `observer`, the optimiser retained and
-    /// released it around the call: it cannot know that the call leaves the record alone.) A method
-    /// on the record, which it borrows: through the pointer the optimiser copied the closure out
-    /// (a retain and a release) to call it. A borrow is a read: ThreadSanitizer sees no conflict
+    /// included (`ScopeState.oneInFlight`). (Called through `observer`, the optimiser would retain
+    /// and release it around the call: it cannot know that the call leaves the record alone.) A
+    /// method on the record, which it borrows: through the pointer the optimiser would copy the
+    /// closure out (a retain and a release) to call it. A borrow is a read: ThreadSanitizer sees no conflict
     /// with the atomic accesses to the state (also reads, formally).
     func callBack() {
         if let type = observerType {

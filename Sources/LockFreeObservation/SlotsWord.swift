@@ -5,11 +5,10 @@
 ///     bits  0..<16  observed   bit p % 16 set once property p (or another property with the same
 ///                              bit) has had an observer; never cleared
 ///
-/// One word for both, so that the second lane's chain (`TrackedObject._laneSlots`) costs an object
-/// no word of its own: the three words of registrar state it had before lanes (a fourth put
-/// `Book` in a larger size class, and the steps over 100,000 books took 15-40% longer). The mask
+/// One word for both, so that the registrar's state stays three words with the second lane's chain
+/// (`TrackedObject._laneSlots`): a fourth would put a small model in a larger size class. The mask
 /// is the low half, so that a write tests its bit with an immediate operand (in the high bits it
-/// took a register: `mutation-unobserved/objects=1024` 76 -> 79 instructions).
+/// would take a register).
 @usableFromInline
 enum SlotsWord {
     @inlinable static func address(_ word: UInt) -> UInt { word &>> 16 }
@@ -24,8 +23,8 @@ enum SlotsWord {
     @inlinable static func bit(_ property: Int) -> UInt { 1 &<< UInt(truncatingIfNeeded: property & 15) }
 
     /// The observed bits of the properties of a 64-property word's mask (property `w * 64 + i` has
-    /// bit `i % 16`, as 64 is a multiple of 16). A mask of the first 16 properties is its own (no
-    /// folding: 11 instructions per install fewer).
+    /// bit `i % 16`, as 64 is a multiple of 16). A mask of the first 16 properties is its own, with
+    /// no folding.
     @inlinable static func bits(of mask: UInt64) -> UInt {
         if mask <= 0xFFFF { return UInt(truncatingIfNeeded: mask) }
         return UInt(truncatingIfNeeded: (mask | mask &>> 16 | mask &>> 32 | mask &>> 48) & 0xFFFF)

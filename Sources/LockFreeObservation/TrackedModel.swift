@@ -15,24 +15,35 @@
 ///
 /// Each tracked property gets its storage and accessors, and an index no other property of the
 /// class hierarchy has: a model may subclass another `@TrackedModel` class. `let`, computed,
-/// `static` and `lazy` properties are left alone, and `@Untracked` opts a stored `var` out.
+/// `static` and `lazy` properties are left alone, and ``Untracked()`` opts a stored `var` out.
 /// `willSet` and `didSet` run around the store, after the scopes are told; `weak`, `unowned` and
 /// implicitly unwrapped properties are tracked like any other.
 ///
 /// Writing a value equal to the current one (`Equatable`), or the same object, stores it and tells
 /// no one; in-place mutation (`+=`, `append`) always tells. The class must inherit from
-/// `TrackedObject` (or from another model): the registrar keeps its per-object state there.
+/// ``TrackedObject`` (or from another model): the registrar keeps its per-object state there.
+/// A `public` or `open` property gets `@inlinable` accessors, so that another module reads and
+/// writes it with no call.
+///
+/// A getter costs ``TrackedObject/trackAccess(_:)`` and the load; a setter compares, then
+/// ``TrackedObject/willMutate(_:)``, the store and ``TrackedObject/didMutate(_:)``. The accessors
+/// synchronise nothing: a model's properties are the app's to synchronise, as an `@Observable`
+/// class's are.
 @attached(member, names: named(_trackedPropertyEnd))
 @attached(memberAttribute)
 public macro TrackedModel() = #externalMacro(module: "LockFreeObservationMacros", type: "TrackedModelMacro")
 
-/// A stored `var` of a `@TrackedModel` class that is not tracked (Observation's
-/// `@ObservationIgnored`): reading it records nothing, writing it tells no one.
+/// Marks a stored `var` of a ``TrackedModel()`` class as not tracked, as Observation's
+/// `@ObservationIgnored` does: reading it records nothing, writing it tells no one.
+///
+/// The property keeps the plain stored property's accessors and cost.
 @attached(accessor, names: named(willSet))
 public macro Untracked() = #externalMacro(module: "LockFreeObservationMacros", type: "UntrackedMacro")
 
-/// The storage and accessors of one tracked property; `@TrackedModel` applies it with the
+/// The storage and accessors of one tracked property; ``TrackedModel()`` applies it with the
 /// property's index. Not for direct use.
+///
+/// - Parameter index: The property's index, unique in the class hierarchy.
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
 @attached(peer, names: prefixed(_))
 public macro _TrackedProperty(_ index: Int) = #externalMacro(module: "LockFreeObservationMacros", type: "TrackedPropertyMacro")
@@ -40,19 +51,44 @@ public macro _TrackedProperty(_ index: Int) = #externalMacro(module: "LockFreeOb
 // Whether a write of `new` over `old` tells the scopes that read the property: Observation's rule,
 // chosen by overload resolution on the property's type where the setter is generated.
 
-/// A value that is neither `Equatable` nor a class reference: every write tells.
+/// Whether a write of `new` over `old` tells the scopes that read the property, for a value that
+/// is neither `Equatable` nor a class reference: every write tells. Called by ``TrackedModel()``'s
+/// setters; not for direct use.
+///
+/// - Parameters:
+///   - old: The property's current value.
+///   - new: The value about to be stored.
+/// - Returns: `true`.
 @inlinable @inline(__always)
 public func _trackedShouldNotify<Value>(_ old: Value, _ new: Value) -> Bool { true }
 
-/// An `Equatable` value: a write of an equal value tells no one.
+/// Whether a write of `new` over `old` tells the scopes that read the property, for an `Equatable`
+/// value: a write of an equal value tells no one. Called by ``TrackedModel()``'s setters.
+///
+/// - Parameters:
+///   - old: The property's current value.
+///   - new: The value about to be stored.
+/// - Returns: Whether the values differ.
 @inlinable @inline(__always)
 public func _trackedShouldNotify<Value: Equatable>(_ old: Value, _ new: Value) -> Bool { old != new }
 
-/// A class reference: a write of the same object tells no one.
+/// Whether a write of `new` over `old` tells the scopes that read the property, for a class
+/// reference: a write of the same object tells no one. Called by ``TrackedModel()``'s setters.
+///
+/// - Parameters:
+///   - old: The property's current object.
+///   - new: The object about to be stored.
+/// - Returns: Whether they are different objects.
 @inlinable @inline(__always)
 public func _trackedShouldNotify<Value: AnyObject>(_ old: Value, _ new: Value) -> Bool { old !== new }
 
-/// An `Equatable` class: its own equality decides.
+/// Whether a write of `new` over `old` tells the scopes that read the property, for an `Equatable`
+/// class: its own equality decides. Called by ``TrackedModel()``'s setters.
+///
+/// - Parameters:
+///   - old: The property's current object.
+///   - new: The object about to be stored.
+/// - Returns: Whether the objects are unequal.
 @inlinable @inline(__always)
 public func _trackedShouldNotify<Value: Equatable & AnyObject>(_ old: Value, _ new: Value) -> Bool { old != new }
 

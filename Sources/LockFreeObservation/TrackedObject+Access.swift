@@ -8,17 +8,25 @@ import Synchronization
 var _trackingDepth: Int { tracking_current.depth }
 
 extension TrackedObject {
-    /// Records a read of `property` in the calling thread's active tracking scope, if any.
+    /// Records a read of `property` in the calling thread's innermost tracking scope, if one is
+    /// open.
     ///
-    /// Without an active scope this is one thread-local load and a branch. Call it *before* reading
-    /// the stored value (the object's write count must be loaded first, see `_writes`), from a
-    /// hand-written getter; `@TrackedModel`'s getters call it for you.
+    /// Call it from a hand-written getter *before* reading the stored value: the read loads the
+    /// object's write count first, so that a write racing the read is reported, not lost.
+    /// ``TrackedModel()``'s getters call it for you.
     ///
-    /// The depth test carries no `_slowPath` hint, and the kept read's match a `_fastPath` one: the
-    /// compiler then lays the kept read out straight after the test, so a loop of kept reads takes
-    /// two branches per read instead of four (taken branches bound such a loop, not its
-    /// instructions: the count view over 100,000 books 220 -> about 190 µs), and an untracked read
-    /// costs what it did (`untracked-read` 11.0 instructions, 0.81 ns, as `naive`'s plain read).
+    /// - Parameter property: The property's index: below ``propertyLimit``, and no other property
+    ///   of the class hierarchy's (a subclass of a model numbers its properties from its
+    ///   superclass's `_trackedPropertyEnd` on).
+    ///
+    /// Cost: with no scope open on the thread, one thread-local load and a branch, inlined. In a
+    /// ``ReusableScope`` run, a read of the object its last run read at the same point is a
+    /// compare and two stores, inlined, with no write to the object. Any other first read of an
+    /// object in a scope records an entry in the thread's buffer (amortised O(1)), which retains
+    /// the object until the thread's outermost scope ends; an outermost one-shot scope installs
+    /// its observer slot at the read instead, and holds no reference.
+    ///
+    /// Thread safety: call it on any thread; it touches the calling thread's scopes only.
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
         #if BENCH_SELFCHECK_SLOW_TRACKED_READ
@@ -30,6 +38,11 @@ extension TrackedObject {
     }
 
     /// `trackAccess`, once.
+    ///
+    /// The depth test carries no `_slowPath` hint, and the kept read's match a `_fastPath` one: the
+    /// compiler then lays the kept read out straight after the test, so a loop of kept reads takes
+    /// two branches per read instead of four (taken branches, not instructions, bound such a
+    /// loop), and an untracked read costs no more than a plain one.
     @inlinable @inline(__always)
     final func _recordRead(_ property: Int) {
         if _trackingDepth != 0 {
@@ -66,8 +79,8 @@ extension TrackedObject {
         // below 15, a match says the slots watch it, with no mask test.
         let lead = UInt(truncatingIfNeeded: property & 63)
         let leadKey = key &+ (lead < DependencyHead.leadBits ? lead : DependencyHead.leadBits)
-        // Never null (a thread's state starts at the sentinel). (Not `DependencyHead.at`: through it the
-        // getters grew, and `track-properties-fire/properties=8` took 880 instructions instead of 848.)
+        // Never null (a thread's state starts at the sentinel). (Not `DependencyHead.at`: through it
+        // the getters are larger.)
         let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
         if _fastPath(next.pointee.key == leadKey)
             && (lead < DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
@@ -297,9 +310,9 @@ extension TrackedObject {
         // through a straddling slot, would tell the scope. The reconciliation rewrites a kept
         // dependency's straddling slots with its write word loaded again, which is sound only for
         // reads the getter kept with no write in flight; this one was not, so it makes an entry,
-        // installed straddling once (`dependencyOf`). (Displaced here, the rewrite emptied the
+        // installed straddling once (`dependencyOf`). (Displaced here, the rewrite could empty the
         // straddling slot between the write's end and its scan for straddlers: a lost change,
-        // found by `concurrentViewsNeverMissAChange` with schedule points.)
+        // which `concurrentViewsNeverMissAChange` looks for with schedule points.)
         guard WriteWord.inFlight(writes) == 0 else { return false }
         let rest = head.rest(thread)
         let displaced = Dependency(head: head.pointee, rest: rest.pointee)
@@ -434,9 +447,9 @@ extension TrackedObject {
 
     /// In a run whose cursor is held away from the getters (`tracking_thread.heldCursor`): the
     /// getter's keep, with the test of the write word it does not make (acquire: the write's end
-    /// releases its store), against the cursor put back for it. About 25 instructions more than
-    /// the getter's own keep (the declined getter, the call, the test, the cursor put back and
-    /// held again), where the general path (`_trackingRecordHeldAccess`) takes about 115. Returns
+    /// releases its store), against the cursor put back for it. It adds to the getter's own keep
+    /// only the declined getter, the call, the test, and the cursor put back and held again: a
+    /// fraction of the general path (`_trackingRecordHeldAccess`). Returns
     /// `false`, having changed nothing, when a write is in flight or the getter would decline.
     @inline(__always)
     final func _keepHeldRead(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {

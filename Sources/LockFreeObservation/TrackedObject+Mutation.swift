@@ -1,8 +1,12 @@
 @preconcurrency import CTrackingSupport
 import Synchronization
 
-/// A write announced by `TrackedObject.willMutate(_:)`, to be ended by `didMutate(_:)` right after
-/// the store. Two words, on the stack.
+/// A write announced by ``TrackedObject/willMutate(_:)``, to be ended by
+/// ``TrackedObject/didMutate(_:)`` right after the store.
+///
+/// Two words, on the stack: the property, and whether it was observed when the write was
+/// announced, which decides how the write ends. Not `Sendable`: a write ends on the thread that
+/// announced it.
 @frozen
 public struct PendingMutation {
     @usableFromInline let property: Int
@@ -17,12 +21,25 @@ public struct PendingMutation {
 }
 
 extension TrackedObject {
-    /// Announces that `property` is about to change: the "willSet" of Observation. Observers of the
-    /// property are called synchronously, before the caller stores the new value. Store, then pass
-    /// the result to `didMutate(_:)`; `withMutation(_:_:)` and `@TrackedModel`'s setters do both for you.
+    /// Announces that `property` is about to change: Observation's willSet.
     ///
-    /// When nobody observes the property, this and `didMutate` together cost one atomic increment
-    /// and two loads.
+    /// The scopes watching the property are told synchronously, on the calling thread, before this
+    /// returns: before the caller stores the new value. Store, then pass the result to
+    /// ``didMutate(_:)``; ``withMutation(_:_:)`` and ``TrackedModel()``'s setters do both.
+    ///
+    /// - Parameter property: The index of the property about to change, below ``propertyLimit`` (a
+    ///   precondition).
+    /// - Returns: The announced write, to pass to ``didMutate(_:)`` right after the store.
+    ///
+    /// Cost: while no scope has ever watched the property's bit in this object, this and
+    /// ``didMutate(_:)`` together cost one atomic increment and two loads, inlined. Otherwise the
+    /// object's observer slots are scanned (linear in the slots the object holds) and each scope
+    /// found is told.
+    ///
+    /// Callbacks run on the calling thread before this returns, and may do anything a tracked
+    /// body may: read and write (this property too), track, re-arm, run reusable scopes, cancel
+    /// any scope and drop objects. A write made inside a scope's own body (a tracked closure, a
+    /// ``ReusableScope`` run) does not tell that scope.
     @inlinable @inline(__always)
     public final func willMutate(_ property: Int) -> PendingMutation {
         precondition(UInt(bitPattern: property) < UInt(TrackedObject.propertyLimit), "property index out of range")
@@ -39,8 +56,14 @@ extension TrackedObject {
         return PendingMutation(property: property, counted: false)
     }
 
-    /// Ends the write announced by `willMutate(_:)`, after the store: notifies the scopes that
-    /// may hold the value it replaced and were not told before the store (see `_writes`).
+    /// Ends the write announced by ``willMutate(_:)``; call it right after the store.
+    ///
+    /// Tells the scopes that may hold the value the write replaced and were not told before the
+    /// store: a scope that read the property while the write was under way, or that was installing
+    /// while a write of a property nobody watched yet was storing. Their callbacks run
+    /// synchronously on the calling thread, before this returns.
+    ///
+    /// - Parameter mutation: What ``willMutate(_:)`` returned for this write; end each write once.
     @inlinable @inline(__always)
     public final func didMutate(_ mutation: PendingMutation) {
         _schedulePoint()
@@ -63,7 +86,13 @@ extension TrackedObject {
         }
     }
 
-    /// Runs `mutation` (the store) between `willMutate(property)` and `didMutate(_:)`.
+    /// Runs `mutation`, the store, between ``willMutate(_:)`` and ``didMutate(_:)``.
+    ///
+    /// - Parameters:
+    ///   - property: The index of the property `mutation` changes, below ``propertyLimit``.
+    ///   - mutation: The store. It runs after the scopes watching the property have been told.
+    /// - Returns: What `mutation` returns.
+    /// - Throws: What `mutation` throws; the write is ended either way.
     @inlinable @inline(__always)
     public final func withMutation<T>(_ property: Int, _ mutation: () throws -> T) rethrows -> T {
         let pending = willMutate(property)
@@ -81,8 +110,8 @@ extension TrackedObject {
     }
 
     /// An observed property's write begins: counted in flight, then its observers are told. An
-    /// instance method with the scan inlined (a static one taking the object unretained, around a
-    /// call to `_notifyObservers`, cost every observed write a frame: 10 instructions).
+    /// instance method with the scan inlined: a static one taking the object unretained, around a
+    /// call to `_notifyObservers`, would cost every observed write a frame.
     @usableFromInline @inline(never)
     final func _beginObservedWrite(of property: Int) {
         // seq_cst: the writer's half of the Dekker pair with `TrackingScope.install` (see

@@ -82,8 +82,8 @@ extension TrackedObject {
         lane == 0 ? SlotsWord.address(_slots.load(ordering: .acquiring)) : _laneSlots.load(ordering: .acquiring)
     }
 
-    /// The lane's first block; the allocation, once per object and lane, out of line (inlined, the
-    /// lookup had become a call: 16 instructions per install).
+    /// The lane's first block; the allocation, once per object and lane, out of line (inlined, it
+    /// would turn the lookup into a call).
     @inline(__always)
     private final func _firstBlock(lane: UInt32) -> SlotBlock {
         if let block = SlotBlock(address: _chainHead(lane)) { return block }
@@ -159,10 +159,9 @@ extension TrackedObject {
     final func _notifyStraddlingObservers(of property: Int) { _scanObservers(of: property, straddlersOnly: true) }
 
     /// The scan of both, inlined into each, so that each loop is compiled for its own kind of
-    /// slot (a shared loop tested `straddlersOnly` at every slot: 2 instructions of its 14). Lane
-    /// 0's chain is scanned inline; lane 1's, which only objects tracked on two threads have, by a
-    /// call (a loop over both chains cost every notification 27 instructions: `continuous-logger`
-    /// 278 -> 305).
+    /// slot (a shared loop would test `straddlersOnly` at every slot). Lane 0's chain is scanned
+    /// inline; lane 1's, which only objects tracked on two threads have, by a call (a loop over
+    /// both chains would cost every notification more than the call).
     @inline(__always)
     final func _scanObservers(of property: Int, straddlersOnly: Bool) {
         // seq_cst loads of the chains' heads, block links and slots: the writer's half of the
@@ -196,7 +195,7 @@ extension TrackedObject {
 
     /// A write of the thread that runs the scope `record` passed it by (see `_scanChain`): the
     /// write may outlive the run, so the scope's next run looks for writes in flight
-    /// (`DependencyStore.uncheckedArming`). Out of line: the scan's loop stays as it was.
+    /// (`DependencyStore.uncheckedArming`). Out of line, so that it adds nothing to the scan's loop.
     @inline(never)
     static func _passedByOwnWrite(_ record: UInt32) {
         ScopeTable.store(record).pointee.uncheckedArming = true
@@ -214,7 +213,7 @@ extension TrackedObject {
     /// Claims the scopes of one chain's slots that `_scanObservers` concerns, and returns the
     /// first scope claimed (`firstClaimed`, if given, else this chain's); the others go to the
     /// thread's pending list. Empties dead slots on the way. (The first claimed passes by value: an
-    /// `inout` kept it in memory, 2 instructions more per notification.)
+    /// `inout` would keep it in memory.)
     @inline(__always)
     private final func _scanChain(
         _ first: SlotBlock, of property: Int, straddlersOnly: Bool,

@@ -2,18 +2,34 @@ import Synchronization
 
 /// The base class of models observed with the lock-free registrar.
 ///
-/// Its registrar state lives inline in the object (three words; a tracked read writes none of them), so creating and destroying a model
-/// allocates nothing beyond the object itself; observer slots are allocated on first observation.
+/// Declare a model with ``TrackedModel()``, which tracks every stored `var`:
 ///
-/// Declare a model with `@TrackedModel`, which tracks every stored `var`:
+/// ```swift
+/// @TrackedModel final class Book: TrackedObject {
+///     var title = ""
+///     var isAvailable = true
+/// }
+/// ```
 ///
-///     @TrackedModel final class Book: TrackedObject {
-///         var title = ""
-///         var isAvailable = true
-///     }
+/// Hand-written accessors are possible too: ``trackAccess(_:)`` before the read,
+/// ``willMutate(_:)`` and ``didMutate(_:)`` around the store (or ``withMutation(_:_:)``), each with
+/// a property index no other property of the class hierarchy has.
 ///
-/// A model's own `Equatable`, `Hashable` and `Codable` conformances are its own: the base class
+/// The registrar's state lives inline in the object (three words; a tracked read writes none of
+/// them), so creating and destroying a model allocates nothing beyond the object itself. Observer
+/// slots are allocated on the object's first observation and freed with it. When the object is
+/// deallocated, its observers are dropped without being called, as Observation drops them, and an
+/// observation left watching no living object is cancelled, which releases its callback.
+///
+/// A model's `Equatable`, `Hashable` and `Codable` conformances are its own: the base class
 /// imposes none.
+///
+/// ## Thread safety
+///
+/// Not `Sendable`, like an `@Observable` class. The registrar's state is atomic: reads may be
+/// tracked on several threads while others write, with no lock. The subclass's stored properties
+/// are the app's to synchronise, as any class's. A write tells the scopes that read the property
+/// synchronously, on the writing thread.
 open class TrackedObject {
     // Not `Sendable`, like `@Observable` classes: the registrar state below is atomic and safe to
     // share, but the subclass's properties are the app's to synchronise.
@@ -85,17 +101,24 @@ open class TrackedObject {
     /// object per evaluation). Writers scan both; a thread that tracks alone uses one.
     @usableFromInline let _laneSlots = Atomic<UInt>(0)
 
-    /// Property indices a tracked property can take: 0..<32768. `trackAccess` checks its index
-    /// when a read is first recorded in a scope;
-    /// `willMutate` at every write (free for a literal index, which the optimiser checks at
-    /// compile time).
+    /// The number of indices a tracked property can take: indices run from 0 to 32,767.
+    ///
+    /// ``trackAccess(_:)`` checks its index when a read is first recorded in a scope, and
+    /// ``willMutate(_:)`` at every write (for free with a literal index, which the optimiser checks
+    /// at compile time); an index out of range is a precondition failure.
     @inlinable public static var propertyLimit: Int { SlotContent.propertyLimit }
 
     /// The property indices `@TrackedModel` has given this class and its superclasses: a model's
     /// properties take the indices from its superclass's end on. 0 here. Dispatched on a class
     /// named in the code (`Book._trackedPropertyEnd`), it folds to a constant.
+    ///
+    /// Overridden by ``TrackedModel()``. A class with hand-written accessors that subclasses a
+    /// model numbers its properties from its superclass's `_trackedPropertyEnd` on.
     @inlinable open class var _trackedPropertyEnd: Int { 0 }
 
+    /// Creates an object that nothing observes yet.
+    ///
+    /// Allocates nothing beyond the object: its observer slots come with its first observation.
     public init() {}
 
     deinit {

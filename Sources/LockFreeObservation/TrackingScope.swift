@@ -1,15 +1,23 @@
 import CTrackingSupport
 import Synchronization
 
-/// A handle on an installed observation: cancel it, or ask whether it is still armed.
+/// A handle on a one-shot or continuous observation: cancel it, or ask whether it is still armed.
 ///
-/// Two words, no allocation. A token outlives its scope safely: once the scope has fired or been
-/// cancelled, its record's generation moves on and the token no longer matches anything.
+/// Returned by ``withCancellableTracking(_:onChange:)``, ``withTracking(_:notifying:)`` and
+/// ``observeChanges(_:onChange:)``. Two words, no allocation; copies are equal and name the same
+/// observation. A token outlives its observation safely: once the observation has fired or been
+/// cancelled, its record moves to a new generation, and the token matches nothing any more.
+/// Dropping a token does not cancel the observation.
+///
+/// Thread safety: `Sendable`. Any thread may ask or cancel, at any time, inside a callback too.
 public struct TrackingToken: Sendable, Hashable {
     @usableFromInline let record: UInt32
     @usableFromInline let generation: UInt32
 
-    /// A token that observes nothing (a scope that read no tracked property).
+    /// A token that names no observation: never armed, and ``cancel()`` returns `false`.
+    ///
+    /// What an observation that read no tracked property returns; also a placeholder for a token
+    /// to come.
     public static let inert = TrackingToken(record: 0, generation: 0)
 
     @usableFromInline init(record: UInt32, generation: UInt32) {
@@ -18,6 +26,9 @@ public struct TrackingToken: Sendable, Hashable {
     }
 
     /// Whether the observation is still armed: it has neither fired (one-shot) nor been cancelled.
+    ///
+    /// One atomic load. While other threads write what the observation watches, the answer may be
+    /// out of date by the time it is used; ``cancel()``'s result is exact.
     public var isArmed: Bool {
         guard record != 0 else { return false }
         let state = ScopeState(raw: ScopeTable.record(record).pointee.state.load(ordering: .acquiring))
@@ -26,10 +37,18 @@ public struct TrackingToken: Sendable, Hashable {
 
     /// Cancels the observation.
     ///
-    /// Returns `true` if this call cancelled it: no callback of it starts after this returns (one
-    /// already running finishes). `false` means it had already been told of a change (one-shot:
-    /// its callback may be running, or, claimed by a write whose callbacks this thread is still
-    /// running, about to run) or been cancelled.
+    /// - Returns: `true` if this call cancelled it: no callback of it starts after this returns
+    ///   (one already started finishes). `false` if it had already been told of a change (one-shot:
+    ///   its callback may be running, or, claimed by a write whose callbacks this thread is still
+    ///   running, about to run) or been cancelled.
+    ///
+    /// Lock-free and O(1): one compare-and-swap, retried while writers change the observation's
+    /// state. The observer slots it leaves in objects are reused later by installs and writes. The
+    /// callback is released once no callback of the observation is running.
+    ///
+    /// A continuous observation's callback has started once its writer, just before calling it,
+    /// has found the observation armed: a cancel made between that check and the call returns
+    /// `true`, and that call still happens (at most one per writing thread).
     @discardableResult
     public func cancel() -> Bool {
         guard record != 0 else { return false }

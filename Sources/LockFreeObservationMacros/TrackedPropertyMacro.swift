@@ -98,8 +98,8 @@ extension VariableDeclSyntax {
     /// setter is always inlined: left out of line (the optimiser leaves it so, for the string
     /// comparison), an equal write (`book.title = book.title`) pays a retain and a release of the
     /// new value just to compare it. Other setters are left to the optimiser, which inlines them
-    /// where that pays (always inlined, a `Double` setter costs the view trees 4 to 6% more
-    /// instructions).
+    /// where that pays (always inlined, a `Double` setter makes the code that writes it larger
+    /// and slower).
     var isString: Bool {
         guard let binding = bindings.first else { return false }
         if let type = binding.typeAnnotation?.type.trimmedDescription { return type == "String" || type == "Swift.String" }

@@ -116,10 +116,10 @@ open class LockedObject {
     }
 
     /// Observer slots in use (diagnostics and tests).
-    public final var _observerCount: Int { _withObservers { $0.live } }
+    package final var _observerCount: Int { _withObservers { $0.live } }
 
     /// Observer slots allocated (diagnostics and tests).
-    public final var _observerCapacity: Int { _withObservers { $0.capacity } }
+    package final var _observerCapacity: Int { _withObservers { $0.capacity } }
 }
 
 

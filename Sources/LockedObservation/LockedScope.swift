@@ -74,7 +74,7 @@ public struct LockedScope {
     public func isNotifying(_ observer: AnyObject) -> Bool { handle.observer == ObjectIdentifier(observer) }
 
     /// The last run's dependencies: one per object (and 64-property word) it read.
-    public var dependencyCount: Int { handle.core.depCount - handle.core.holes }
+    package var dependencyCount: Int { handle.core.depCount - handle.core.holes }
 
     /// Holes left in the list (`_ScopeCore.holes`; diagnostics and tests).
     var holeCount: Int { handle.core.holes }
@@ -85,7 +85,7 @@ public struct LockedScope {
 
     /// Slots the last run added, removed or changed, each under an object's lock: 0 when it read
     /// what the run before it read.
-    public var lastRunSlotUpdates: Int { handle.core.lastRunSlotUpdates }
+    package var lastRunSlotUpdates: Int { handle.core.lastRunSlotUpdates }
 }
 
 /// Cancels its scope when the last `LockedScope` copy goes away.

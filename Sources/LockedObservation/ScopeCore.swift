@@ -423,7 +423,7 @@ final class _ScopeCore: @unchecked Sendable {
                 thread.pointee.bitsRead = 0
                 thread.pointee.heldCursor = nil
                 // A write in flight now may have claimed before the arming and store after a kept
-                // read, which the getters no longer test for: hold the cursor away from them, so
+                // read, which the getters do not test for: hold the cursor away from them, so
                 // that every read is recorded (`_lockedRecordAccess`), as the lock-free registrar
                 // does; unless the scope is armed since a run that found none (`uncheckedArming`).
                 // (`current` is the phase the run found: armed, or the one it armed from.)
@@ -445,7 +445,7 @@ final class _ScopeCore: @unchecked Sendable {
 
     /// A write of the thread running this scope passed it by (`_ObserverSlots.claim`): it may
     /// outlive the run, so the next run looks for writes in flight. Returns `false` (not claimed).
-    /// Out of line: the claim's loop stays as it was.
+    /// Out of line, so that it adds nothing to the claim's loop.
     @inline(never)
     func passedByOwnWrite() -> Bool {
         uncheckedArming = true
@@ -752,7 +752,7 @@ final class _ScopeCore: @unchecked Sendable {
         version recorded: UInt64?
     ) -> Bool {
         // (The heads' address in a local, and the rest touched only out of line: the loop steps one
-        // offset and reloads nothing from the scope, as it did before the halves.)
+        // offset and reloads nothing from the scope.)
         let heads = deps.heads
         var i = cursor &- 1
         while i >= max(0, cursor &- 8) {

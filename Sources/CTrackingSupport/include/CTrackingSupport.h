@@ -177,8 +177,8 @@ _Bool tracking_observed_writes_are_in_flight(void) {
 }
 
 /// An atomic load with acquire of a word another thread changes atomically, for a getter's path:
-/// the optimiser is told it releases nothing (`@_effects(releasenone)`: a Swift atomic load in a
-/// getter made the optimiser retain and release the object it reads).
+/// the optimiser is told it releases nothing (`@_effects(releasenone)`: around a Swift atomic load
+/// in a getter, the optimiser retains and releases the object it reads).
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
 uint64_t tracking_load_acquire(const uint64_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
