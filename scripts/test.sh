@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh Debian machine: installs what the tests need when missing (jemalloc,
 # valgrind's header), then
-#   1. `swift test`: all tests, jemalloc linked; then LockFreeObservation's documentation
+#   1. `swift test`: all tests, jemalloc linked; then, in a process of their own, the tests that
+#      need no observed write in flight anywhere in the process (TRACKING_TESTS_ALONE=1); then
+#      LockFreeObservation's documentation
 #      (scripts/docs.sh: DocC over the module just built, failing on a warning such as a broken
 #      link); then the re-entrancy fuzzer for a minute;
 #   2. the registrar's tests with their race windows widened (the SchedulePoints trait; `--traits`
-#      replaces the default traits, so jemalloc is off there);
+#      replaces the default traits, so jemalloc is off there), the tests that run alone included;
 #   3. both registrars' tests under ThreadSanitizer (default traits off: jemalloc, since both
-#      replace malloc);
+#      replace malloc), the tests that run alone included;
 #   4. both registrars' tests under AddressSanitizer (default traits off, for jemalloc), without its
 #      leak check: an object's slot-block address is kept shifted in a word with the observed
 #      mask (`SlotsWord`), where the leak check cannot see it, so it reports the blocks of objects
