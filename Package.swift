@@ -86,7 +86,6 @@ let package = Package(
     name: "ObservationBench",
     products: [
         .library(name: "LockFreeObservation", targets: ["LockFreeObservation"]),
-        .library(name: "LockedObservation", targets: ["LockedObservation"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
     traits: [
