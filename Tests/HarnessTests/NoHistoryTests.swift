@@ -62,7 +62,7 @@ import Testing
             "measured at `6ba685d`", "at commit 6ba685d91ba16612e0bd39757873711cc12da395", "Commit `a955fc8` took",
             "(item 15)", "items 12 and 13", "Item 3 made it",
         ]
-        for text in caught { #expect(Self.hits(in: text, path: "x").count == 1, "\(text)") }
+        for text in caught { #expect(!Self.hits(in: text, path: "x").isEmpty, "\(text)") }
         let passed = [
             "let mask = 0x00ff00ff00ff", "`0xdeadbeef12`", "`1000000`", "`deadbeef`", "the `committed` baseline",
             "an item of the list", "`listItem 3`", "jemalloc 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c",
