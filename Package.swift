@@ -9,7 +9,7 @@ import PackageDescription
 //   Workloads -> Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
 // Every contender's models (Benchmarks/Workloads/Contenders, one file each) are compiled in the
 // module that runs them, under the same settings: no contender pays a module boundary another
-// does not (README, "Fair comparisons").
+// does not (Documentation/Methodology.md, "Fair comparisons").
 // jemalloc is behind the default-on `Jemalloc` trait so that sanitizer builds can drop it:
 //   swift test --sanitize=thread --disable-default-traits
 // `SchedulePoints` (off by default) widens the registrar's race windows for its stress tests:
@@ -84,6 +84,8 @@ let macroTarget: Target = {
 
 let package = Package(
     name: "ObservationBench",
+    // `Synchronization`'s `Atomic` sets the floor on Apple platforms; Linux is the tested platform.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "LockFreeObservation", targets: ["LockFreeObservation"]),
         .executable(name: "bench", targets: ["bench"]),
@@ -139,8 +141,9 @@ let package = Package(
         .executableTarget(
             name: "bench", dependencies: ["Harness", "Workloads", "LockFreeObservation", "probe"],
             path: "Benchmarks/bench"),
-        // An outside measurement of Apple's registrar, from nothing but Observation (README,
-        // "Agreement with an outside measurement"); bench depends on it so that it is built beside.
+        // An outside measurement of Apple's registrar, from nothing but Observation
+        // (Documentation/Methodology.md, "Checked from outside"); bench depends on it so that it is
+        // built beside.
         .executableTarget(
             name: "probe", dependencies: [.target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
             path: "Benchmarks/probe"),

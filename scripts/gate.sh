@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The regression gate, as CI runs it: a release build, then a quick run checked against the
-# committed baseline (bench check; see README "Regression gate"). Results go to results/latest
+# committed baseline (bench check; see Documentation/Gate.md). Results go to results/latest
 # (report.md, results.json, gate.md). Exit: 0 pass; 0 also when only improvements were found (4,
 # with a note: commit a new baseline to lock them in); otherwise bench's exit code: 1 a benchmark
 # failed, 2 regression, 5 unusable baseline or figures the run could not measure.

@@ -1,7 +1,7 @@
 // An outside measurement of Apple's registrar: the most direct code possible, nothing of the suite
 // (no harness, no contender protocol, no view graph): global `@Observable` objects, a loop, the
 // median and best of 21 rounds. `bench` runs it beside the suite's `apple` primitives and reports
-// both (README, "Agreement with an outside measurement"). Prints one JSON object per line:
+// both (Documentation/Methodology.md, "Checked from outside"). Prints one JSON object per line:
 //   {"benchmark":"primitives/untracked-read","best":26.9,"p50":27.4,"mallocs":0}
 // in nanoseconds (and mallocs) per operation, named as the suite's benchmark it stands beside. Its
 // `onChange` closures capture nothing, so a track / fire cycle's mallocs are the registrar's own:

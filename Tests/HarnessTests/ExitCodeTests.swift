@@ -70,16 +70,17 @@ func checkStatus(againstInvalidations invalidations: Double) -> Int32 {
         #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 4, 5, 64, 73])
     }
 
-    /// The help's table is generated from `ExitCode`; the README's table lists the same codes.
-    @Test func helpAndReadmeListEveryCode() throws {
+    /// The help's table is generated from `ExitCode`; Documentation/RunningBenchmarks.md's table
+    /// lists the same codes.
+    @Test func helpAndDocumentationListEveryCode() throws {
         let help = Usage.text(for: nil)
         #expect(help.contains(ExitCode.table))
         for code in ExitCode.allCases {
             #expect(help.contains("\n  \(code.rawValue) "), "help lacks \(code)")
         }
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Documentation/RunningBenchmarks.md")
+        let text = try String(contentsOf: document, encoding: .utf8)
         let documented = text.split(separator: "\n").compactMap { line -> Int32? in
             let cells = line.split(separator: "|", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
             guard line.hasPrefix("| "), cells.count == 2 else { return nil }

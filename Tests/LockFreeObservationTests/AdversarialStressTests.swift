@@ -316,7 +316,7 @@ extension RegistrarTests {
                 // other (both claim the state word). A continuous scope's callback is decided by a
                 // writer (an atomic load of the state) a few instructions before its closure reads
                 // `cancelled`; a cancel between the two returns true, and that one delivery still
-                // enters (README, promise 4). Each thread delivers synchronously, so at most one
+                // enters (Documentation/Guarantees.md, promise 4). Each thread delivers synchronously, so at most one
                 // decided delivery per thread can enter after the cancel: more is a violation.
                 // (Seen once, under ThreadSanitizer: one late entry, counted as a failure before.)
                 let lateAllowed = scope.continuous ? threads : 0

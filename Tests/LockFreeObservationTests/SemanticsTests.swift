@@ -5,8 +5,8 @@ import Testing
 @testable import LockFreeObservation
 
 extension RegistrarTests {
-    /// The semantics every fine-grained contender shares (Documentation/Semantics.md), checked on the
-    /// lock-free registrar one by one.
+    /// The semantics every fine-grained contender shares (Documentation/Guarantees.md, "The
+    /// semantics every contender shares"), checked on the lock-free registrar one by one.
     @Suite struct SemanticsTests {
         // 3.1
         @Test func onChangeRunsAtWillSetAndSeesTheOldValue() {
