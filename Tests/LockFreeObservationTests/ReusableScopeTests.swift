@@ -1,5 +1,6 @@
 import CTrackingSupport
 import Glibc
+import RegistrarTestSupport
 import Synchronization
 import Testing
 
@@ -31,22 +32,7 @@ struct KeptRowWithAWriteInFlight {
     }
 }
 
-/// A model whose properties (any index) all store one atomic value: enough to test who is told.
-final class Row: TrackedObject, @unchecked Sendable {
-    // `@unchecked Sendable`: its only stored property is atomic (a subclass cannot be checked `Sendable`).
-    let value = Atomic<Int>(0)
-
-    func read(_ property: Int) -> Int {
-        trackAccess(property)
-        return value.load(ordering: .relaxed)
-    }
-
-    func write(_ property: Int, _ value: Int) {
-        let mutation = willMutate(property)
-        self.value.store(value, ordering: .relaxed)
-        didMutate(mutation)
-    }
-
+extension Row {
     /// The slots of this object held by `scope`.
     func slots(of scope: ReusableScope) -> Int { slotsHeld(record: scope.record, generation: scope.generation) }
 }
