@@ -445,37 +445,6 @@ extension RegistrarTests {
             fixture.scope.cancel()
         }
 
-        /// A held run whose write in flight ends during it lets go of the cursor at its next read
-        /// (no observed write in flight then): the reads after that are kept in line again, and a
-        /// write after them, from another thread, finds the scope armed and tells it.
-        @Test(.enabled(if: runsAlone, "needs no observed write in flight in the process: runs alone"))
-        func aHeldRunLetsGoOfItsCursorOnceNoWriteIsInFlight() {
-            let fixture = KeptRowWithAWriteInFlight()
-            let (a, b, c) = (Row(), Row(), Row())
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            for _ in 0..<2 { _ = scope.run { a.read(0) + b.read(0) + c.read(0) } }
-            let shared = Unchecked(c)
-            let seen = scope.run {
-                let first = a.read(0)  // held: the fixture's write is in flight
-                #expect(ReusableScope.holdsItsCursor)
-                fixture.endWrite(storing: 7)
-                let second = b.read(0)  // lets go of the cursor
-                #expect(!ReusableScope.holdsItsCursor)
-                let third = c.read(0)  // kept in line
-                onNewThread { shared.value.write(0, 9) }
-                return first + second + third
-            }
-            #expect(seen == 0)
-            #expect(observer.count == 1, "the write after the last read finds the scope armed")
-            #expect(scope.dependencyCount == 3 && a.slots(of: scope) == 1 && c.slots(of: scope) == 1)
-            #expect(scope.run { a.read(0) + b.read(0) + c.read(0) } == 9)
-            b.write(0, 1)
-            #expect(observer.count == 2)
-            scope.cancel()
-            fixture.scope.cancel()
-        }
-
         /// A run's read outside the installed slots (property 2, after property 1 was kept inline):
         /// the slots do not watch it, so a write made after it and before the run ends is found
         /// only by the re-check, against the write word loaded at that read

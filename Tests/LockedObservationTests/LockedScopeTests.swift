@@ -163,34 +163,6 @@ import Testing
         scope.cancel()
     }
 
-    /// A held run whose write in flight ends during it lets go of the cursor at its next read: the
-    /// reads after that are kept in line, and a write after them finds the scope armed.
-    @Test(.enabled(if: runsAlone, "needs no observed write in flight in the process: runs alone"))
-    func aHeldRunLetsGoOfItsCursorOnceNoWriteIsInFlight() {
-        let write = AnotherObjectsWriteInFlight()
-        let (a, b, c) = (CounterModel(), CounterModel(), CounterModel())
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
-        for _ in 0..<2 { _ = scope.run { a.value + b.value + c.value } }
-        let seen = scope.run {
-            let first = a.value
-            #expect(LockedScope.holdsItsCursor)
-            write.end()
-            let second = b.value  // lets go of the cursor
-            #expect(!LockedScope.holdsItsCursor)
-            let third = c.value
-            onNewThread { [c] in c.value = 9 }
-            return first + second + third
-        }
-        #expect(seen == 0)
-        #expect(probe.count == 1, "the write after the last read finds the scope armed")
-        #expect(scope.lastRunSlotUpdates == 0 && scope.dependencyCount == 3)
-        #expect(scope.run { a.value + b.value + c.value } == 9)
-        b.value = 1
-        #expect(probe.count == 2)
-        scope.cancel()
-    }
-
     /// A run that reads a kept dependency again, further on, with a property its slot does not
     /// watch: the slot is widened, and a write of that property tells the scope.
     @Test func aKeptDependencyReadLaterWithANewPropertyWatchesIt() {

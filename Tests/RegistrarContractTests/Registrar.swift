@@ -63,6 +63,8 @@ protocol RegistrarUnderTest {
     static func displacing(_ scope: Scope) -> Bool
     /// Straddling slots: the scope's (lock-free) or the object's (locked).
     static func straddlingSlots(_ scope: Scope, of object: Model) -> Int
+    /// The slot updates the scope's last run made, where the registrar counts them (locked).
+    static func lastRunSlotUpdates(_ scope: Scope) -> Int?
 }
 
 /// The registrars every contract test runs against.
@@ -122,6 +124,8 @@ enum LockFree: RegistrarUnderTest {
     static func straddlingSlots(_ scope: ReusableScope, of object: Row) -> Int {
         Int(ScopeTable.store(scope.record).pointee.straddling)
     }
+
+    static func lastRunSlotUpdates(_ scope: ReusableScope) -> Int? { nil }
 }
 
 // MARK: - The locked registrar
@@ -156,6 +160,8 @@ enum Locked: RegistrarUnderTest {
     static func straddlingSlots(_ scope: LockedScope, of object: LockedRow) -> Int {
         object._withObservers { $0.straddlers }
     }
+
+    static func lastRunSlotUpdates(_ scope: LockedScope) -> Int? { scope.lastRunSlotUpdates }
 }
 
 // MARK: - Fixtures over any registrar
