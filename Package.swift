@@ -148,9 +148,19 @@ let package = Package(
             name: "probe", dependencies: [.target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
             path: "Benchmarks/probe"),
 
-        .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation"]),
+        // The registrars' tests. What both registrars promise is one suite run against each
+        // (RegistrarContractTests); each registrar's own target keeps what is its own (the lock-free
+        // registrar's lanes, pool and install-at-read; the locked one's lock). Their fixtures are
+        // named once, in a library target that is no product.
+        .target(
+            name: "RegistrarTestSupport", dependencies: ["LockFreeObservation", "LockedObservation", "CTrackingSupport"],
+            path: "Tests/RegistrarTestSupport"),
+        .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation", "RegistrarTestSupport"]),
         macroTestTarget,
-        .testTarget(name: "LockedObservationTests", dependencies: ["LockedObservation"]),
+        .testTarget(name: "LockedObservationTests", dependencies: ["LockedObservation", "RegistrarTestSupport"]),
+        .testTarget(
+            name: "RegistrarContractTests",
+            dependencies: ["LockFreeObservation", "LockedObservation", "CTrackingSupport", "RegistrarTestSupport"]),
         .testTarget(name: "ContendersTests", dependencies: ["Workloads"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness"]),
         .testTarget(name: "WorkloadsTests", dependencies: ["Workloads"]),

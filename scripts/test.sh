@@ -6,11 +6,13 @@
 #      LockFreeObservation's documentation
 #      (scripts/docs.sh: DocC over the module just built, failing on a warning such as a broken
 #      link); then the re-entrancy fuzzer for a minute;
-#   2. the registrar's tests with their race windows widened (the SchedulePoints trait; `--traits`
-#      replaces the default traits, so jemalloc is off there), the tests that run alone included;
-#   3. both registrars' tests under ThreadSanitizer (default traits off: jemalloc, since both
-#      replace malloc), the tests that run alone included;
-#   4. both registrars' tests under AddressSanitizer (default traits off, for jemalloc), without its
+#   2. the registrar's tests, its own and the contract both registrars promise
+#      (RegistrarContractTests), with their race windows widened (the SchedulePoints trait;
+#      `--traits` replaces the default traits, so jemalloc is off there), the tests that run
+#      alone included;
+#   3. both registrars' tests, their own and the contract's, under ThreadSanitizer (default
+#      traits off: jemalloc, since both replace malloc), the tests that run alone included;
+#   4. the same under AddressSanitizer (default traits off, for jemalloc), without its
 #      leak check: an object's slot-block address is kept shifted in a word with the observed
 #      mask (`SlotsWord`), where the leak check cannot see it, so it reports the blocks of objects
 #      still alive at exit (kept so by an armed scope's callback) as leaked.
@@ -38,9 +40,9 @@ scripts/docs.sh "${traits[@]}"
 # builds below, for 20 seconds each among the registrar's other tests.
 REENTRANCY_FUZZ_SECONDS=60 swift test --skip-build "${traits[@]}" --filter ReentrancyFuzzTests
 export REENTRANCY_FUZZ_SECONDS=20
-swift test --scratch-path .build-schedule --traits SchedulePoints --filter LockFreeObservationTests
+swift test --scratch-path .build-schedule --traits SchedulePoints --filter 'LockFreeObservationTests|RegistrarContractTests'
 TRACKING_TESTS_ALONE=1 swift test --skip-build --scratch-path .build-schedule --traits SchedulePoints --filter "$alone"
-swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter 'LockFreeObservationTests|LockedObservationTests'
+swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter 'LockFreeObservationTests|LockedObservationTests|RegistrarContractTests'
 TRACKING_TESTS_ALONE=1 swift test --skip-build --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter "$alone"
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \
-    --filter 'LockFreeObservationTests|LockedObservationTests'
+    --filter 'LockFreeObservationTests|LockedObservationTests|RegistrarContractTests'

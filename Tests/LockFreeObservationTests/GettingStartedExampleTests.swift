@@ -1,3 +1,4 @@
+import RegistrarTestSupport
 import Testing
 
 import LockFreeObservation

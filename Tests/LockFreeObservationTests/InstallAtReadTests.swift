@@ -1,5 +1,6 @@
 import CTrackingSupport
 import Glibc
+import RegistrarTestSupport
 import Testing
 
 @testable import LockFreeObservation

@@ -1,4 +1,5 @@
 import Foundation
+import RegistrarTestSupport
 import Testing
 
 @testable import LockFreeObservation

@@ -1,5 +1,6 @@
 import CTrackingSupport
 import Glibc
+import RegistrarTestSupport
 import Synchronization
 import Testing
 
@@ -31,22 +32,7 @@ struct KeptRowWithAWriteInFlight {
     }
 }
 
-/// A model whose properties (any index) all store one atomic value: enough to test who is told.
-final class Row: TrackedObject, @unchecked Sendable {
-    // `@unchecked Sendable`: its only stored property is atomic (a subclass cannot be checked `Sendable`).
-    let value = Atomic<Int>(0)
-
-    func read(_ property: Int) -> Int {
-        trackAccess(property)
-        return value.load(ordering: .relaxed)
-    }
-
-    func write(_ property: Int, _ value: Int) {
-        let mutation = willMutate(property)
-        self.value.store(value, ordering: .relaxed)
-        didMutate(mutation)
-    }
-
+extension Row {
     /// The slots of this object held by `scope`.
     func slots(of scope: ReusableScope) -> Int { slotsHeld(record: scope.record, generation: scope.generation) }
 }
@@ -454,37 +440,6 @@ extension RegistrarTests {
             #expect(observer.count == 1, "the dependency added while the cursor was held is watched")
             #expect(scope.run { row.read(0) + row.read(1) + other.read(3) + added.read(0) } == 5)
             other.write(3, 1)
-            #expect(observer.count == 2)
-            scope.cancel()
-            fixture.scope.cancel()
-        }
-
-        /// A held run whose write in flight ends during it lets go of the cursor at its next read
-        /// (no observed write in flight then): the reads after that are kept in line again, and a
-        /// write after them, from another thread, finds the scope armed and tells it.
-        @Test(.enabled(if: runsAlone, "needs no observed write in flight in the process: runs alone"))
-        func aHeldRunLetsGoOfItsCursorOnceNoWriteIsInFlight() {
-            let fixture = KeptRowWithAWriteInFlight()
-            let (a, b, c) = (Row(), Row(), Row())
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            for _ in 0..<2 { _ = scope.run { a.read(0) + b.read(0) + c.read(0) } }
-            let shared = Unchecked(c)
-            let seen = scope.run {
-                let first = a.read(0)  // held: the fixture's write is in flight
-                #expect(ReusableScope.holdsItsCursor)
-                fixture.endWrite(storing: 7)
-                let second = b.read(0)  // lets go of the cursor
-                #expect(!ReusableScope.holdsItsCursor)
-                let third = c.read(0)  // kept in line
-                onNewThread { shared.value.write(0, 9) }
-                return first + second + third
-            }
-            #expect(seen == 0)
-            #expect(observer.count == 1, "the write after the last read finds the scope armed")
-            #expect(scope.dependencyCount == 3 && a.slots(of: scope) == 1 && c.slots(of: scope) == 1)
-            #expect(scope.run { a.read(0) + b.read(0) + c.read(0) } == 9)
-            b.write(0, 1)
             #expect(observer.count == 2)
             scope.cancel()
             fixture.scope.cancel()

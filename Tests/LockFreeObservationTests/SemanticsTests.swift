@@ -1,4 +1,5 @@
 import Glibc
+import RegistrarTestSupport
 import Synchronization
 import Testing
 

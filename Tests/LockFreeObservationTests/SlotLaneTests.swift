@@ -1,4 +1,5 @@
 import CTrackingSupport
+import RegistrarTestSupport
 import Testing
 
 @testable import LockFreeObservation

@@ -1,3 +1,4 @@
+import RegistrarTestSupport
 import Testing
 
 @testable import LockFreeObservation

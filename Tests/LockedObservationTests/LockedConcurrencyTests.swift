@@ -1,5 +1,6 @@
 import CLockedTracking
 import Foundation
+import RegistrarTestSupport
 import Synchronization
 import Testing
 
@@ -61,7 +62,7 @@ import Testing
         seed: UInt64, rounds: Int, _ shared: Shared, step: @escaping (Int, inout Random) -> Void,
         check: @escaping () -> Void
     ) {
-        let work = UncheckedSendable((step, check))
+        let work = Unchecked((step, check))
         let group = DispatchGroup()
         for thread in 0..<shared.threads {
             group.enter()
@@ -83,7 +84,7 @@ import Testing
     @Test(arguments: [0x10C4_0001, 0x10C4_0002] as [UInt64])
     func concurrentListsWithHolesNeverMissAChange(seed: UInt64) {
         let length = 2 * _ScopeCore.holeMoveLimit + 10
-        let counters = (0..<(length + 20)).map { _ in Counter() }
+        let counters = (0..<(length + 20)).map { _ in CounterModel() }
         let threads = 2
         let viewsPerThread = 3
         let rounds = 300
@@ -205,10 +206,4 @@ extension LockedConcurrencyTests {
         for view in views { _ = view.scope.cancel() }
         #expect(shared.stale.load(ordering: .relaxed) == 0, "times an armed view held a value that had changed")
     }
-}
-
-/// A value that crosses to another thread on the test's responsibility.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

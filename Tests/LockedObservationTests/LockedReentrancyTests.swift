@@ -1,5 +1,6 @@
 import CLockedTracking
 import Foundation
+import RegistrarTestSupport
 import Synchronization
 import Testing
 
@@ -87,7 +88,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         let held = x!
         x = nil
         func write(_ pair: Pair) {
-            if fromAnotherThread { onAnotherThread { pair.count += 1 } } else { pair.count += 1 }
+            if fromAnotherThread { onNewThread { pair.count += 1 } } else { pair.count += 1 }
         }
         for round in 0..<6 {
             outer.run {
@@ -207,7 +208,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
             box.scope!.run {
                 _ = x.count
                 // The nested scope is not armed while it runs: its end's re-check finds this.
-                onAnotherThread { x.count = 10 }
+                onNewThread { x.count = 10 }
             }
         }
         expectNoRun()
@@ -363,7 +364,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
             #expect(!scope.cancel())
             _ = late!.count
             _ = model.other
-            onAnotherThread { model.count += 1 }
+            onNewThread { model.count += 1 }
         }
         expectNoRun()
         #expect(cancelled)
@@ -446,7 +447,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     @Test func aWriteInARunThatPassedAHoleSkipsTheHole() {
         let length = 2 * _ScopeCore.holeMoveLimit + 10
         var rows = (0..<length).map { _ in Pair() }
-        let probe = Probe()
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         let other = Pair()
         _ = scope.run { rows.reduce(0) { $0 + $1.count } }
@@ -535,7 +536,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
                 _ = x.count
                 inner.run {
                     _ = x.other
-                    onAnotherThread { x.other += 1 }
+                    onNewThread { x.other += 1 }
                 }
             }
             #expect(outerTold.value == outerBefore + 1, "round \(round)")

@@ -1,5 +1,6 @@
 import Foundation
 import LockFreeObservation
+import RegistrarTestSupport
 import Synchronization
 import Testing
 
@@ -7,8 +8,8 @@ import Testing
 
 @Suite struct LockedScopeTests {
     @Test func oneShotFiresOnce() {
-        let counter = Counter()
-        let probe = Probe()
+        let counter = CounterModel()
+        let probe = CountingObserver()
         let (value, token) = LockedTracking.withTracking({ counter.value }, notifying: probe)
         #expect(value == 0)
         #expect(token.isArmed)
@@ -24,8 +25,8 @@ import Testing
     }
 
     @Test func oneShotCancelled() {
-        let counter = Counter()
-        let probe = Probe()
+        let counter = CounterModel()
+        let probe = CountingObserver()
         let token = LockedTracking.withTracking({ counter.value }, notifying: probe).token
         #expect(token.cancel())
         counter.value = 1
@@ -34,8 +35,8 @@ import Testing
     }
 
     @Test func scopeIsToldOncePerRun() {
-        let counter = Counter()
-        let probe = Probe()
+        let counter = CounterModel()
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         #expect(scope.run { counter.value } == 0)
         counter.value = 1
@@ -53,8 +54,8 @@ import Testing
     }
 
     @Test func reuseKeepsDependencies() {
-        let counters = (0..<4).map { _ in Counter() }
-        let probe = Probe()
+        let counters = (0..<4).map { _ in CounterModel() }
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         let body = { counters.reduce(0) { $0 + $1.value } + counters[0].label.count }
         _ = scope.run(body)
@@ -75,8 +76,8 @@ import Testing
     }
 
     @Test func droppedDependencyNoLongerNotifiesAndNewOneDoes() {
-        let a = Counter(), b = Counter(), c = Counter()
-        let probe = Probe()
+        let a = CounterModel(), b = CounterModel(), c = CounterModel()
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         _ = scope.run { a.value + b.value }
         #expect(scope.dependencyCount == 2)
@@ -114,15 +115,15 @@ import Testing
         }
         final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
         let cell = Cell()
-        let probe = Probe()
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         for _ in 0..<2 { _ = scope.run { cell.value } }
         let pending = Pending()
-        onAnotherThread { [cell] in pending.mutation = cell.willMutate(0) }
+        onNewThread { [cell] in pending.mutation = cell.willMutate(0) }
         #expect(probe.count == 1, "told at the start of the write")
         #expect(scope.run { cell.value } == 0, "the store is still to come")
         #expect(probe.count == 1)
-        onAnotherThread { [cell] in
+        onNewThread { [cell] in
             cell._value = 1
             cell.didMutate(pending.mutation!)
         }
@@ -137,8 +138,8 @@ import Testing
     /// included, and the runs after the write's end keep them inline again.
     @Test func aRunBegunDuringAnotherObjectsWriteKeepsItsDependencies() {
         let write = AnotherObjectsWriteInFlight()
-        let (a, b, c) = (Counter(), Counter(), Counter())
-        let probe = Probe()
+        let (a, b, c) = (CounterModel(), CounterModel(), CounterModel())
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         for _ in 0..<2 { _ = scope.run { a.value + a.label.count + b.value } }
         #expect(scope.run { a.value + a.label.count + a.value + b.value + c.value } == 0)
@@ -162,39 +163,11 @@ import Testing
         scope.cancel()
     }
 
-    /// A held run whose write in flight ends during it lets go of the cursor at its next read: the
-    /// reads after that are kept in line, and a write after them finds the scope armed.
-    @Test(.enabled(if: runsAlone, "needs no observed write in flight in the process: runs alone"))
-    func aHeldRunLetsGoOfItsCursorOnceNoWriteIsInFlight() {
-        let write = AnotherObjectsWriteInFlight()
-        let (a, b, c) = (Counter(), Counter(), Counter())
-        let probe = Probe()
-        let scope = LockedScope(probe)
-        for _ in 0..<2 { _ = scope.run { a.value + b.value + c.value } }
-        let seen = scope.run {
-            let first = a.value
-            #expect(LockedScope.holdsItsCursor)
-            write.end()
-            let second = b.value  // lets go of the cursor
-            #expect(!LockedScope.holdsItsCursor)
-            let third = c.value
-            onAnotherThread { [c] in c.value = 9 }
-            return first + second + third
-        }
-        #expect(seen == 0)
-        #expect(probe.count == 1, "the write after the last read finds the scope armed")
-        #expect(scope.lastRunSlotUpdates == 0 && scope.dependencyCount == 3)
-        #expect(scope.run { a.value + b.value + c.value } == 9)
-        b.value = 1
-        #expect(probe.count == 2)
-        scope.cancel()
-    }
-
     /// A run that reads a kept dependency again, further on, with a property its slot does not
     /// watch: the slot is widened, and a write of that property tells the scope.
     @Test func aKeptDependencyReadLaterWithANewPropertyWatchesIt() {
-        let counters = (0..<4).map { _ in Counter() }
-        let probe = Probe()
+        let counters = (0..<4).map { _ in CounterModel() }
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         for _ in 0..<2 { _ = scope.run { counters.reduce(0) { $0 + $1.value } } }
         _ = scope.run { counters.reduce(0) { $0 + $1.value } + counters[0].label.count }
@@ -209,8 +182,8 @@ import Testing
 
     /// Reads in a new order every run: one slot per object however the list is rebuilt.
     @Test func reorderedReadsKeepOneSlotPerObject() {
-        let counters = (0..<8).map { _ in Counter() }
-        let probe = Probe()
+        let counters = (0..<8).map { _ in CounterModel() }
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         var order = Array(0..<8)
         var random = SystemRandomNumberGenerator()
@@ -232,19 +205,19 @@ import Testing
     /// keeps one slot per object it reads, none in the objects it dropped, and is told of a change
     /// of any of them.
     @Test func aLongListEditedALittleKeepsExactlyItsSlots() {
-        var counters = (0..<200).map { _ in Counter() }
-        var dropped: [Counter] = []
-        let probe = Probe()
+        var counters = (0..<200).map { _ in CounterModel() }
+        var dropped: [CounterModel] = []
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
-        let edits: [(inout [Counter], inout [Counter]) -> Void] = [
+        let edits: [(inout [CounterModel], inout [CounterModel]) -> Void] = [
             { counters, _ in counters.swapAt(3, 150) },
             { counters, dropped in dropped.append(counters.remove(at: 10)) },
-            { counters, _ in counters.insert(Counter(), at: 120) },
-            { counters, _ in counters.append(Counter()) },
+            { counters, _ in counters.insert(CounterModel(), at: 120) },
+            { counters, _ in counters.append(CounterModel()) },
             { counters, dropped in dropped.append(counters.removeFirst()) },
-            { counters, dropped in dropped.append(counters.remove(at: 5)); counters.insert(Counter(), at: 100) },
+            { counters, dropped in dropped.append(counters.remove(at: 5)); counters.insert(CounterModel(), at: 100) },
             { counters, _ in counters.swapAt(0, counters.count - 1); counters.swapAt(20, 21) },
-            { counters, dropped in dropped.append(counters[7]); counters[7] = Counter() },
+            { counters, dropped in dropped.append(counters[7]); counters[7] = CounterModel() },
         ]
         _ = scope.run { counters.reduce(0) { $0 + $1.value } }
         for (n, edit) in edits.enumerated() {
@@ -262,8 +235,8 @@ import Testing
     }
 
     @Test func writesInTheBodyDoNotNotifyTheScope() {
-        let counter = Counter()
-        let probe = Probe()
+        let counter = CounterModel()
+        let probe = CountingObserver()
         let scope = LockedScope(probe)
         _ = scope.run { counter.value }
         _ = scope.run {
@@ -279,14 +252,14 @@ import Testing
     }
 
     @Test func callbackSeesTheOldValueAndMayRerun() {
-        let counter = Counter()
+        let counter = CounterModel()
         let seen = Mutex<[Int]>([])
         final class Rerun: ChangeObserver, @unchecked Sendable {
             // `@unchecked Sendable`: single-threaded test.
             var scope: LockedScope?
-            let counter: Counter
+            let counter: CounterModel
             let seen: (Int) -> Void
-            init(_ counter: Counter, _ seen: @escaping (Int) -> Void) { self.counter = counter; self.seen = seen }
+            init(_ counter: CounterModel, _ seen: @escaping (Int) -> Void) { self.counter = counter; self.seen = seen }
             func observedValueWillChange() {
                 seen(counter.value)
                 // Re-run inside the callback, before the store: the scope reads the old value and
@@ -305,7 +278,7 @@ import Testing
     }
 
     @Test func continuousObservationUntilCancelled() {
-        let counter = Counter()
+        let counter = CounterModel()
         let calls = Atomic<Int>(0)
         let token = LockedTracking.observeChanges({ _ = counter.value }) { calls.add(1, ordering: .relaxed) }
         for i in 1...40 { counter.value = i }
@@ -318,8 +291,8 @@ import Testing
     }
 
     @Test func nestedRunsCountForTheEnclosingScope() {
-        let a = Counter(), b = Counter()
-        let outer = Probe(), inner = Probe()
+        let a = CounterModel(), b = CounterModel()
+        let outer = CountingObserver(), inner = CountingObserver()
         let outerScope = LockedScope(outer)
         let innerScope = LockedScope(inner)
         _ = outerScope.run { a.value + innerScope.run { b.value } }
@@ -344,11 +317,11 @@ import Testing
     }
 
     @Test func droppedScopeReleasesItsObjects() {
-        weak var weakCounter: Counter?
+        weak var weakCounter: CounterModel?
         do {
-            let counter = Counter()
+            let counter = CounterModel()
             weakCounter = counter
-            let scope = LockedScope(Probe())
+            let scope = LockedScope(CountingObserver())
             _ = scope.run { counter.value }
         }
         #expect(weakCounter == nil)
@@ -362,8 +335,8 @@ import Testing
     func concurrentWriterLosesNoChange(startWriterFirst: Bool) {
         let writes = 20_000
         for _ in 0..<5 {
-            let counter = Counter()
-            let told = Probe()
+            let counter = CounterModel()
+            let told = CountingObserver()
             let scope = LockedScope(told)
             let done = Atomic<Bool>(false)
             let thread = Thread { [counter] in
