@@ -82,25 +82,36 @@ struct Dependency {
 /// (the count view over 100,000 books) walks 24 bytes of them per object read, not 48: the other
 /// half (`DependencyRest`) lies in an array of its own beside this one (`DependencyBuffer`).
 ///
-/// Frozen and usable from inline code: a getter keeps the read the run expects inline
-/// (`TrackedObject._keepReadInline`).
+/// Both registrars' dependency lists hold it (the locked registrar's `_DependencyList`, with a rest
+/// of its own), and both registrars' getters keep a read through it (`keepRead(_:of:in:)`). Frozen
+/// and usable from inline code: a getter keeps the read the run expects inline.
 @usableFromInline @frozen
-struct DependencyHead {
+package struct DependencyHead {
     /// The object (retained by the scope), the word and the lead: `object | word << 48 | lead`
     /// (`key(_:_:)` and `lead(of:)`), so that a getter matches all three with one compare. (A
     /// user-space address has its top 16 bits clear, an object's address its low 4, and a word is
     /// below `TrackedObject.propertyLimit / 64`.) First in the layout: a sentinel's key is 1
     /// (`tracking_no_dependencies_address()`), which no object's address with any lead is.
-    @usableFromInline var key: UInt
+    @usableFromInline package var key: UInt
     /// The properties the installed slots watch (bits of `word`). Set through `setMask(_:)`, which
     /// keeps the key's lead.
-    @usableFromInline private(set) var mask: UInt64
+    @usableFromInline package internal(set) var mask: UInt64
     /// The properties this run read; 0 until the run reads the object (or when it skipped it).
-    @usableFromInline var read: UInt64
+    @usableFromInline package var read: UInt64
 
     /// `key`: the object and word (`key(_:_:)`), with the lead of `mask` added.
-    init(key: UInt, mask: UInt64, read: UInt64) {
+    @inlinable
+    package init(key: UInt, mask: UInt64, read: UInt64) {
         self.key = key | Self.lead(of: mask)
+        self.mask = mask
+        self.read = read
+    }
+
+    /// `key` as it is, its lead 0 until `settleLead()`: a dependency of a run's own list, which no
+    /// cursor walks until its leads are settled (the locked registrar's entries).
+    @inlinable
+    package init(keyWithoutLead key: UInt, mask: UInt64, read: UInt64) {
+        self.key = key
         self.mask = mask
         self.read = read
     }
@@ -109,29 +120,45 @@ struct DependencyHead {
     /// (none, or a higher one). A getter of property `p < 15` that finds `key(object, word) | p`
     /// at the cursor knows, with that one compare, that the slots watch `p`: no mask test.
     @inlinable @inline(__always)
-    static var leadBits: UInt { 15 }
+    package static var leadBits: UInt { 15 }
 
     /// The lead of a dependency watching `mask` (`leadBits`).
-    static func lead(of mask: UInt64) -> UInt {
+    @inlinable
+    package static func lead(of mask: UInt64) -> UInt {
         let lowest = UInt(truncatingIfNeeded: mask.trailingZeroBitCount)
         return lowest < leadBits ? lowest : leadBits
     }
 
     /// Sets the watched properties, and the key's lead with them.
-    mutating func setMask(_ newMask: UInt64) {
+    @inlinable
+    package mutating func setMask(_ newMask: UInt64) {
         mask = newMask
-        key = baseKey | Self.lead(of: newMask)
+        settleLead()
     }
+
+    /// Sets the key's lead for `mask`.
+    @inlinable
+    package mutating func settleLead() {
+        key = baseKey | Self.lead(of: mask)
+    }
+
+    /// Sets the properties, leaving the key's lead as it is (for `settleLead()`).
+    @inlinable
+    package mutating func setMaskLeavingLead(_ newMask: UInt64) { mask = newMask }
+
+    /// Adds properties, leaving the key's lead as it is (for `settleLead()`).
+    @inlinable
+    package mutating func addToMask(_ bits: UInt64) { mask |= bits }
 
     /// The object and word of a dependency, as one word (`key`, less its lead).
     @inlinable @inline(__always)
-    static func key(_ object: UnsafeMutableRawPointer, _ word: UInt32) -> UInt {
+    package static func key(_ object: UnsafeMutableRawPointer, _ word: UInt32) -> UInt {
         UInt(bitPattern: object) | UInt(truncatingIfNeeded: word) &<< 48
     }
 
     /// The key less its lead: what `key(_:_:)` gives for this object and word.
     @inlinable @inline(__always)
-    var baseKey: UInt { key & ~Self.leadBits }
+    package var baseKey: UInt { key & ~Self.leadBits }
 
     /// The bits of a key that hold the object's address (a hole's are 0).
     static var objectBits: UInt { (1 &<< 48 &- 1) & ~leadBits }
@@ -283,6 +310,20 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
     }
 }
 
+/// When a run's reconciliation leaves holes in a list of dependencies instead of moving the kept
+/// dependencies after a dropped one down (`DependencyStore.holes`; the locked registrar's
+/// `_ScopeCore.holes`): the same limits in both registrars.
+@usableFromInline
+package enum DependencyHoles {
+    /// A run that drops dependencies from a list leaves holes where they were instead of moving
+    /// more than this many later dependencies down (`ReusableScope.reconcileInPlace`).
+    @inlinable package static var moveLimit: Int { 128 }
+
+    /// Runs in a row that may end with holes left; the next moves the list together
+    /// (`DependencyStore.runsWithHoles`).
+    @inlinable package static var runLimit: Int { 8 }
+}
+
 /// A growable buffer of dependencies. It starts in a few slots set aside for its record
 /// (`DependencyStore.inlineCapacity`), so a view that reads a few objects allocates nothing, and
 /// grows into an allocation kept by the record for its later scopes.
@@ -415,7 +456,7 @@ struct DependencyStore {
     /// run passes a hole as a dependency it skipped.
     var holes = 0
     /// Runs in a row that ended with holes left: each passed them in its slow path, so after
-    /// `ReusableScope.holeRunLimit` of them the next run moves the list together instead.
+    /// `DependencyHoles.runLimit` of them the next run moves the list together instead.
     var runsWithHoles: Int32 = 0
     /// Set when a run of the scope found an observed write in flight (it held), or a write of the
     /// thread running it passed it by (`TrackedObject._passedByOwnWrite`: begun in the run, it

@@ -1,4 +1,6 @@
 @preconcurrency import CLockedTracking
+import CTrackingSupport
+import LockFreeObservation
 import Synchronization
 
 /// The scope running on the calling thread, or nil: a load of the C thread-local (initial-exec
@@ -34,13 +36,13 @@ extension LockedObject {
         let me = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
         let key = me | UInt(truncatingIfNeeded: property >> 6) &<< 48
         let bit: UInt64 = 1 &<< UInt64(property & 63)
-        // The key with the lead a dependency watching this property first has (`_DependencyHead.key`):
+        // The key with the lead a dependency watching this property first has (`DependencyHead.key`):
         // below 15, a match says its slot watches it, with no mask test.
         let lead = UInt(truncatingIfNeeded: property & 63)
-        let leadKey = key &+ (lead < _DependencyHead.leadBits ? lead : _DependencyHead.leadBits)
-        let next = UnsafeMutablePointer<_DependencyHead>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
+        let leadKey = key &+ (lead < DependencyHead.leadBits ? lead : DependencyHead.leadBits)
+        let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
         if _fastPath(next.pointee.key == leadKey)
-            && (lead < _DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
+            && (lead < DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
             // No look at the version word: no observed write was in flight when the run began, or
             // the cursor would be held away (`locked_tracking_thread.heldCursor`).
             next.pointee.read = bit
@@ -79,7 +81,7 @@ func _lockedRecordAccess(_ object: LockedObject, _ property: Int) {
     // Still held: the getter's keep, with the version test it does not make, against the cursor
     // put back for it.
     if let held = thread.pointee.heldCursor,
-        !withUnsafePointer(to: object._version, { locked_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)) }) {
+        !withUnsafePointer(to: object._version, { tracking_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)) }) {
         let shown = thread.pointee.cursor
         thread.pointee.cursor = held
         let kept = object._keepReadInline(property)

@@ -8,8 +8,8 @@ extension RegistrarTests {
     /// dependency (`DependencyStore.holes`); a dependency added there later takes the hole, and
     /// holes left run after run are closed up.
     @Suite struct DependencyHoleTests {
-        /// Long enough that a removal near its start leaves a hole (`ReusableScope.holeMoveLimit`).
-        static let length = 2 * ReusableScope.holeMoveLimit + 10
+        /// Long enough that a removal near its start leaves a hole (`DependencyHoles.moveLimit`).
+        static let length = 2 * DependencyHoles.moveLimit + 10
 
         /// A scope over property 1 of each row of a list, and what it must watch.
         final class ListView {
@@ -78,7 +78,7 @@ extension RegistrarTests {
             let view = ListView()
             view.dropped.append(view.rows.remove(at: 10))
             view.run()
-            for _ in 1..<ReusableScope.holeRunLimit { view.run() }
+            for _ in 1..<DependencyHoles.runLimit { view.run() }
             #expect(view.scope.holeCount == 1, "holes are kept for holeRunLimit runs")
             view.run()
             #expect(view.scope.holeCount == 0, "then the list is moved together")

@@ -1,3 +1,4 @@
+import LockFreeObservation
 import Testing
 
 @testable import LockedObservation
@@ -6,7 +7,7 @@ import Testing
 /// dependency dropped from a long list leaves a hole, an insertion there takes it, holes left run
 /// after run are closed up, and the scope watches exactly its objects throughout.
 @Suite struct LockedHoleTests {
-    static let length = 2 * _ScopeCore.holeMoveLimit + 10
+    static let length = 2 * DependencyHoles.moveLimit + 10
 
     final class ListView {
         var counters = (0..<LockedHoleTests.length).map { _ in Counter() }
@@ -69,7 +70,7 @@ import Testing
         let view = ListView()
         view.dropped.append(view.counters.remove(at: 10))
         view.run()
-        for _ in 1..<_ScopeCore.holeRunLimit { view.run() }
+        for _ in 1..<DependencyHoles.runLimit { view.run() }
         #expect(view.scope.holeCount == 1)
         view.run()
         #expect(view.scope.holeCount == 0)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import LockFreeObservation
 import Testing
 
 @testable import LockedObservation
@@ -25,7 +26,7 @@ import Testing
     }
 
     static func lead(of scope: LockedScope) -> UInt {
-        scope.handle.core.deps.heads[0].key & _DependencyHead.leadBits
+        scope.handle.core.deps.heads[0].key & DependencyHead.leadBits
     }
 
     /// A write by another thread, joined before the body goes on.
