@@ -193,6 +193,80 @@ package struct DependencyHead {
     }
 }
 
+/// Where a registrar keeps its running run's cursor over the last run's dependencies: in a C
+/// thread-local of its own (`tracking_current.run`; the locked registrar's
+/// `locked_tracking_current`), which a getter reaches with no call. Both registrars' getters keep
+/// a read through it (`DependencyHead.keepRead(_:of:in:)`), specialised for each: every
+/// requirement is implemented inline, as a load or a store of the thread-local.
+///
+/// The dependency at `cursor` is always readable (a sentinel outside an outermost run and in a
+/// scope nested in one, where `dependencyCount` is 0), and two sentinels precede every list.
+@usableFromInline
+package protocol RunCursor {
+    /// The dependency a read is expected to match next (never null).
+    static var cursor: UnsafeMutableRawPointer? { get set }
+    /// How many dependencies the cursor walks: 0 outside an outermost run, and in a scope nested
+    /// in one.
+    static var dependencyCount: Int { get }
+    /// Properties the run read of its kept dependencies beyond one per dependency kept.
+    static var bitsRead: Int { get set }
+    /// After a read kept at the cursor, before the caller loads the value.
+    static func keptAtCursor()
+}
+
+extension DependencyHead {
+    /// The commonest tracked reads of a view that re-evaluates, inlined into both registrars'
+    /// getters (`TrackedObject._keepReadInline`, `LockedObject._keepReadInline`): the read the
+    /// running run expects next (its last run read this object there) of a property the installed
+    /// slots watch; and a further watched property of the dependency just kept or the one before
+    /// it (a row reading a book's title, then its author). Stores only to the dependency and to
+    /// `Cursor`'s thread-local: no look at the object's write word, no lock, no shared write (a
+    /// write in flight when the run began holds the cursor away from the getters). Returns
+    /// `false`, having changed nothing, for any other read.
+    @inlinable @inline(__always)
+    package static func keepRead<Cursor: RunCursor>(
+        _ property: Int, of object: UnsafeMutableRawPointer, in _: Cursor.Type
+    ) -> Bool {
+        let key = Self.key(object, UInt32(truncatingIfNeeded: property >> 6))
+        let bit: UInt64 = 1 &<< UInt64(property & 63)
+        // The key with the lead a dependency watching this property first has (`lead(of:)`):
+        // below 15, a match says the slots watch it, with no mask test.
+        let lead = UInt(truncatingIfNeeded: property & 63)
+        let leadKey = key &+ (lead < leadBits ? lead : leadBits)
+        // Never null (a thread's state starts at the sentinel). (Not `at(_:)`: through it the
+        // getters are larger.)
+        let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(Cursor.cursor)).unsafelyUnwrapped
+        if _fastPath(next.pointee.key == leadKey)
+            && (lead < leadBits || _fastPath(next.pointee.mask & bit != 0)) {
+            // Covered by the installed slots: no version (see `Dependency.version`), and no look
+            // at the write word: no observed write was in flight when the run began, or the
+            // cursor would be held away (`tracking_thread.heldCursor`).
+            next.pointee.read = bit
+            Cursor.cursor = UnsafeMutableRawPointer(next + 1)
+            Cursor.keptAtCursor()
+            return true
+        }
+        // The dependency just kept (read in this run: a skipped one is never last), or the one
+        // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
+        // Both are readable with no bounds check: two sentinels precede every list. Only in the
+        // cursor's scope: the count is 0 outside the outermost run and in a scope nested in it
+        // (whose cursor is past the run's own).
+        guard Cursor.dependencyCount != 0 else { return false }
+        var last = next - 1
+        if last.pointee.baseKey != key {
+            last = next - 2
+            guard last.pointee.baseKey == key && last.pointee.read != 0 else { return false }
+        }
+        guard last.pointee.mask & bit != 0 else { return false }
+        let read = last.pointee.read
+        if read & bit == 0 {
+            last.pointee.read = read | bit
+            Cursor.bitsRead &+= 1
+        }
+        return true
+    }
+}
+
 /// The half of a dependency that only the slow paths touch (a first read the slots do not cover,
 /// a reconcile, the body's own writes): what the run loaded and which slots are installed. In an
 /// array beside the heads, at the same index (`DependencyBuffer`), of the same stride, so that a
