@@ -5,7 +5,8 @@ import PackageDescription
 
 // Dependencies point one way:
 //   bench -> Harness + Workloads -> LockFreeObservation -> CTrackingSupport, LockFreeObservationMacros
-//   Workloads -> LockedObservation -> LockFreeObservation (its `ChangeObserver`), CLockedTracking
+//   Workloads -> LockedObservation -> LockFreeObservation (its `ChangeObserver` and the design both
+//   registrars share: the dependency list, the kept read), CLockedTracking -> CTrackingSupport
 //   Workloads -> Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
 // Every contender's models (Benchmarks/Workloads/Contenders, one file each) are compiled in the
 // module that runs them, under the same settings: no contender pays a module boundary another
@@ -111,9 +112,11 @@ let package = Package(
         ),
         // The ablation: the same registrar design with each object's observer state behind a lock
         // (the `locked` contender), with its own thread-local.
-        .target(name: "CLockedTracking"),
+        // Its C target declares only what the lock changes; the sentinels, the in-flight count's
+        // operations and the buffers' growth are CTrackingSupport's.
+        .target(name: "CLockedTracking", dependencies: ["CTrackingSupport"]),
         .target(
-            name: "LockedObservation", dependencies: ["CLockedTracking", "LockFreeObservation"]
+            name: "LockedObservation", dependencies: ["CLockedTracking", "CTrackingSupport", "LockFreeObservation"]
         ),
 
         // The benchmark suite.

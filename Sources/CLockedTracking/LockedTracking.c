@@ -3,17 +3,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-uintptr_t locked_no_dependencies_region[24] = {
-    [0 ... LOCKED_NO_DEPENDENCIES_OFFSET] = LOCKED_NO_OBJECT,
-};
-
-// Each thread starts outside any run: its cursor at the sentinel.
 // The count in word 0; the rest pads its line and the next.
 __attribute__((aligned(128))) uint64_t locked_observed_writes_in_flight[16] = {0};
 
+// Each thread starts outside any run: its cursor at the sentinel (the lock-free registrar's, which
+// no getter of either writes to: its key matches no object).
 _Thread_local locked_tracking_thread locked_tracking_current __attribute__((tls_model("initial-exec"))) = {
-    .cursor = &locked_no_dependencies_region[LOCKED_NO_DEPENDENCIES_OFFSET],
-    .dependencies = &locked_no_dependencies_region[LOCKED_NO_DEPENDENCIES_OFFSET],
+    .cursor = &tracking_no_dependencies_region[TRACKING_NO_DEPENDENCIES_OFFSET],
+    .dependencies = &tracking_no_dependencies_region[TRACKING_NO_DEPENDENCIES_OFFSET],
 };
 
 static pthread_key_t exit_key;
@@ -32,17 +29,14 @@ static void release_thread_state(void *unused) {
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, release_thread_state); }
 
-// Doubles `*buffer` (at least 16 pointers); registers the exit destructor with the thread's first buffer.
+// Grows `*buffer` of pointers (`tracking_grow_buffer`); registers the exit destructor with the
+// thread's first buffer.
 static void grow(locked_tracking_thread *state, void ***buffer, intptr_t *capacity) {
     if (!state->pending && !state->released) {
         pthread_once(&exit_key_once, make_exit_key);
         pthread_setspecific(exit_key, (void *)1);
     }
-    intptr_t next = *capacity < 16 ? 16 : *capacity * 2;
-    void **grown = realloc(*buffer, (size_t)next * sizeof(void *));
-    if (!grown) abort();
-    *buffer = grown;
-    *capacity = next;
+    *buffer = tracking_grow_buffer(*buffer, capacity, sizeof(void *));
 }
 
 void locked_tracking_grow_pending(locked_tracking_thread *state) {

@@ -52,7 +52,7 @@ static void register_exit_hook(void) {
     pthread_setspecific(exit_key, (void *)1);
 }
 
-static void *grow(void *buffer, intptr_t *capacity, size_t element) {
+void *tracking_grow_buffer(void *buffer, intptr_t *capacity, size_t element) {
     intptr_t next = *capacity < 16 ? 16 : *capacity * 2;
     void *grown = realloc(buffer, (size_t)next * element);
     if (!grown) abort();
@@ -65,7 +65,7 @@ static int has_buffers(const tracking_thread *state) { return state->entries || 
 
 void tracking_grow_entries(tracking_thread *state) {
     if (!has_buffers(state)) register_exit_hook();
-    state->entries = grow(state->entries, &state->capacity, sizeof(tracking_entry));
+    state->entries = tracking_grow_buffer(state->entries, &state->capacity, sizeof(tracking_entry));
     // The list of objects let go of, with the first entries: a thread that tracks allocates both
     // before its first scope ends, not in a later operation.
     if (!state->released) tracking_grow_released(state);
@@ -73,10 +73,10 @@ void tracking_grow_entries(tracking_thread *state) {
 
 void tracking_grow_pending(tracking_thread *state) {
     if (!has_buffers(state)) register_exit_hook();
-    state->pending = grow(state->pending, &state->pendingCapacity, sizeof(uint32_t));
+    state->pending = tracking_grow_buffer(state->pending, &state->pendingCapacity, sizeof(uint32_t));
 }
 
 void tracking_grow_released(tracking_thread *state) {
     if (!has_buffers(state)) register_exit_hook();
-    state->released = grow(state->released, &state->releasedCapacity, sizeof(void *));
+    state->released = tracking_grow_buffer(state->released, &state->releasedCapacity, sizeof(void *));
 }

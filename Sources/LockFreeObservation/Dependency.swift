@@ -82,25 +82,36 @@ struct Dependency {
 /// (the count view over 100,000 books) walks 24 bytes of them per object read, not 48: the other
 /// half (`DependencyRest`) lies in an array of its own beside this one (`DependencyBuffer`).
 ///
-/// Frozen and usable from inline code: a getter keeps the read the run expects inline
-/// (`TrackedObject._keepReadInline`).
+/// Both registrars' dependency lists hold it (the locked registrar's `_DependencyList`, with a rest
+/// of its own), and both registrars' getters keep a read through it (`keepRead(_:of:in:)`). Frozen
+/// and usable from inline code: a getter keeps the read the run expects inline.
 @usableFromInline @frozen
-struct DependencyHead {
+package struct DependencyHead {
     /// The object (retained by the scope), the word and the lead: `object | word << 48 | lead`
     /// (`key(_:_:)` and `lead(of:)`), so that a getter matches all three with one compare. (A
     /// user-space address has its top 16 bits clear, an object's address its low 4, and a word is
     /// below `TrackedObject.propertyLimit / 64`.) First in the layout: a sentinel's key is 1
     /// (`tracking_no_dependencies_address()`), which no object's address with any lead is.
-    @usableFromInline var key: UInt
+    @usableFromInline package var key: UInt
     /// The properties the installed slots watch (bits of `word`). Set through `setMask(_:)`, which
     /// keeps the key's lead.
-    @usableFromInline private(set) var mask: UInt64
+    @usableFromInline package internal(set) var mask: UInt64
     /// The properties this run read; 0 until the run reads the object (or when it skipped it).
-    @usableFromInline var read: UInt64
+    @usableFromInline package var read: UInt64
 
     /// `key`: the object and word (`key(_:_:)`), with the lead of `mask` added.
-    init(key: UInt, mask: UInt64, read: UInt64) {
+    @inlinable
+    package init(key: UInt, mask: UInt64, read: UInt64) {
         self.key = key | Self.lead(of: mask)
+        self.mask = mask
+        self.read = read
+    }
+
+    /// `key` as it is, its lead 0 until `settleLead()`: a dependency of a run's own list, which no
+    /// cursor walks until its leads are settled (the locked registrar's entries).
+    @inlinable
+    package init(keyWithoutLead key: UInt, mask: UInt64, read: UInt64) {
+        self.key = key
         self.mask = mask
         self.read = read
     }
@@ -109,29 +120,45 @@ struct DependencyHead {
     /// (none, or a higher one). A getter of property `p < 15` that finds `key(object, word) | p`
     /// at the cursor knows, with that one compare, that the slots watch `p`: no mask test.
     @inlinable @inline(__always)
-    static var leadBits: UInt { 15 }
+    package static var leadBits: UInt { 15 }
 
     /// The lead of a dependency watching `mask` (`leadBits`).
-    static func lead(of mask: UInt64) -> UInt {
+    @inlinable
+    package static func lead(of mask: UInt64) -> UInt {
         let lowest = UInt(truncatingIfNeeded: mask.trailingZeroBitCount)
         return lowest < leadBits ? lowest : leadBits
     }
 
     /// Sets the watched properties, and the key's lead with them.
-    mutating func setMask(_ newMask: UInt64) {
+    @inlinable
+    package mutating func setMask(_ newMask: UInt64) {
         mask = newMask
-        key = baseKey | Self.lead(of: newMask)
+        settleLead()
     }
+
+    /// Sets the key's lead for `mask`.
+    @inlinable
+    package mutating func settleLead() {
+        key = baseKey | Self.lead(of: mask)
+    }
+
+    /// Sets the properties, leaving the key's lead as it is (for `settleLead()`).
+    @inlinable
+    package mutating func setMaskLeavingLead(_ newMask: UInt64) { mask = newMask }
+
+    /// Adds properties, leaving the key's lead as it is (for `settleLead()`).
+    @inlinable
+    package mutating func addToMask(_ bits: UInt64) { mask |= bits }
 
     /// The object and word of a dependency, as one word (`key`, less its lead).
     @inlinable @inline(__always)
-    static func key(_ object: UnsafeMutableRawPointer, _ word: UInt32) -> UInt {
+    package static func key(_ object: UnsafeMutableRawPointer, _ word: UInt32) -> UInt {
         UInt(bitPattern: object) | UInt(truncatingIfNeeded: word) &<< 48
     }
 
     /// The key less its lead: what `key(_:_:)` gives for this object and word.
     @inlinable @inline(__always)
-    var baseKey: UInt { key & ~Self.leadBits }
+    package var baseKey: UInt { key & ~Self.leadBits }
 
     /// The bits of a key that hold the object's address (a hole's are 0).
     static var objectBits: UInt { (1 &<< 48 &- 1) & ~leadBits }
@@ -163,6 +190,80 @@ struct DependencyHead {
     @inline(__always)
     static func index(_ cursor: UnsafeMutableRawPointer?, in base: UnsafeMutableRawPointer?) -> Int {
         at(base).distance(to: at(cursor))
+    }
+}
+
+/// Where a registrar keeps its running run's cursor over the last run's dependencies: in a C
+/// thread-local of its own (`tracking_current.run`; the locked registrar's
+/// `locked_tracking_current`), which a getter reaches with no call. Both registrars' getters keep
+/// a read through it (`DependencyHead.keepRead(_:of:in:)`), specialised for each: every
+/// requirement is implemented inline, as a load or a store of the thread-local.
+///
+/// The dependency at `cursor` is always readable (a sentinel outside an outermost run and in a
+/// scope nested in one, where `dependencyCount` is 0), and two sentinels precede every list.
+@usableFromInline
+package protocol RunCursor {
+    /// The dependency a read is expected to match next (never null).
+    static var cursor: UnsafeMutableRawPointer? { get set }
+    /// How many dependencies the cursor walks: 0 outside an outermost run, and in a scope nested
+    /// in one.
+    static var dependencyCount: Int { get }
+    /// Properties the run read of its kept dependencies beyond one per dependency kept.
+    static var bitsRead: Int { get set }
+    /// After a read kept at the cursor, before the caller loads the value.
+    static func keptAtCursor()
+}
+
+extension DependencyHead {
+    /// The commonest tracked reads of a view that re-evaluates, inlined into both registrars'
+    /// getters (`TrackedObject._keepReadInline`, `LockedObject._keepReadInline`): the read the
+    /// running run expects next (its last run read this object there) of a property the installed
+    /// slots watch; and a further watched property of the dependency just kept or the one before
+    /// it (a row reading a book's title, then its author). Stores only to the dependency and to
+    /// `Cursor`'s thread-local: no look at the object's write word, no lock, no shared write (a
+    /// write in flight when the run began holds the cursor away from the getters). Returns
+    /// `false`, having changed nothing, for any other read.
+    @inlinable @inline(__always)
+    package static func keepRead<Cursor: RunCursor>(
+        _ property: Int, of object: UnsafeMutableRawPointer, in _: Cursor.Type
+    ) -> Bool {
+        let key = Self.key(object, UInt32(truncatingIfNeeded: property >> 6))
+        let bit: UInt64 = 1 &<< UInt64(property & 63)
+        // The key with the lead a dependency watching this property first has (`lead(of:)`):
+        // below 15, a match says the slots watch it, with no mask test.
+        let lead = UInt(truncatingIfNeeded: property & 63)
+        let leadKey = key &+ (lead < leadBits ? lead : leadBits)
+        // Never null (a thread's state starts at the sentinel). (Not `at(_:)`: through it the
+        // getters are larger.)
+        let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(Cursor.cursor)).unsafelyUnwrapped
+        if _fastPath(next.pointee.key == leadKey)
+            && (lead < leadBits || _fastPath(next.pointee.mask & bit != 0)) {
+            // Covered by the installed slots: no version (see `Dependency.version`), and no look
+            // at the write word: no observed write was in flight when the run began, or the
+            // cursor would be held away (`tracking_thread.heldCursor`).
+            next.pointee.read = bit
+            Cursor.cursor = UnsafeMutableRawPointer(next + 1)
+            Cursor.keptAtCursor()
+            return true
+        }
+        // The dependency just kept (read in this run: a skipped one is never last), or the one
+        // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
+        // Both are readable with no bounds check: two sentinels precede every list. Only in the
+        // cursor's scope: the count is 0 outside the outermost run and in a scope nested in it
+        // (whose cursor is past the run's own).
+        guard Cursor.dependencyCount != 0 else { return false }
+        var last = next - 1
+        if last.pointee.baseKey != key {
+            last = next - 2
+            guard last.pointee.baseKey == key && last.pointee.read != 0 else { return false }
+        }
+        guard last.pointee.mask & bit != 0 else { return false }
+        let read = last.pointee.read
+        if read & bit == 0 {
+            last.pointee.read = read | bit
+            Cursor.bitsRead &+= 1
+        }
+        return true
     }
 }
 
@@ -281,6 +382,20 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
         thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
         return true
     }
+}
+
+/// When a run's reconciliation leaves holes in a list of dependencies instead of moving the kept
+/// dependencies after a dropped one down (`DependencyStore.holes`; the locked registrar's
+/// `_ScopeCore.holes`): the same limits in both registrars.
+@usableFromInline
+package enum DependencyHoles {
+    /// A run that drops dependencies from a list leaves holes where they were instead of moving
+    /// more than this many later dependencies down (`ReusableScope.reconcileInPlace`).
+    @inlinable package static var moveLimit: Int { 128 }
+
+    /// Runs in a row that may end with holes left; the next moves the list together
+    /// (`DependencyStore.runsWithHoles`).
+    @inlinable package static var runLimit: Int { 8 }
 }
 
 /// A growable buffer of dependencies. It starts in a few slots set aside for its record
@@ -415,7 +530,7 @@ struct DependencyStore {
     /// run passes a hole as a dependency it skipped.
     var holes = 0
     /// Runs in a row that ended with holes left: each passed them in its slow path, so after
-    /// `ReusableScope.holeRunLimit` of them the next run moves the list together instead.
+    /// `DependencyHoles.runLimit` of them the next run moves the list together instead.
     var runsWithHoles: Int32 = 0
     /// Set when a run of the scope found an observed write in flight (it held), or a write of the
     /// thread running it passed it by (`TrackedObject._passedByOwnWrite`: begun in the run, it

@@ -142,14 +142,6 @@ public struct ReusableScope: Sendable, Hashable {
     /// Holes left among the dependencies (`DependencyStore.holes`; diagnostics and tests).
     var holeCount: Int { ScopeTable.store(record).pointee.holes }
 
-    /// A run that drops dependencies from a list leaves holes where they were instead of moving
-    /// more than this many later dependencies down (`reconcileInPlace`).
-    static let holeMoveLimit = 128
-
-    /// Runs in a row that may end with holes left; the next moves the list together
-    /// (`DependencyStore.runsWithHoles`).
-    static let holeRunLimit = 8
-
     /// Runs `body`, tracking what it reads, and watches that until the first change.
     ///
     /// When the run ends, the scope watches exactly what this run read: dependencies the run no
@@ -665,7 +657,7 @@ public struct ReusableScope: Sendable, Hashable {
         guard finalCount < store.pointee.dependencies.capacity else { return false }
         // A long run of kept dependencies after one dropped stays where it is, behind a hole, once
         // every entry is placed; unless holes have been left run after run.
-        let holesAllowed = store.pointee.runsWithHoles < Int32(Self.holeRunLimit)
+        let holesAllowed = store.pointee.runsWithHoles < Int32(DependencyHoles.runLimit)
 
         // A dry run of the moves: an entry is written at `written`, which must not hold a kept
         // dependency still to be moved (`written < consumed`, or nothing left to move). Returns
@@ -680,7 +672,7 @@ public struct ReusableScope: Sendable, Hashable {
                 let nextEntry = e < end ? Int(entries.unsafelyUnwrapped[e].position) : Int.max
                 let boundary = min(nextSkip, nextEntry, cursor)
                 if boundary > consumed {
-                    if holesAllowed && written < consumed && e == end && boundary - consumed > Self.holeMoveLimit {
+                    if holesAllowed && written < consumed && e == end && boundary - consumed > DependencyHoles.moveLimit {
                         leaveHoles(written, consumed - written)
                         written = consumed
                     }

@@ -7,6 +7,31 @@ import Synchronization
 @inlinable @inline(__always)
 var _trackingDepth: Int { tracking_current.depth }
 
+/// This registrar's run cursor (`RunCursor`): `tracking_current.run`, and a schedule point after a
+/// read kept at the cursor (the window between the run's arming and the caller's load of the value).
+@usableFromInline
+enum TrackingRunCursor: RunCursor {
+    @inlinable
+    static var cursor: UnsafeMutableRawPointer? {
+        @inline(__always) get { tracking_current.run.cursor }
+        @inline(__always) set { tracking_current.run.cursor = newValue }
+    }
+
+    @inlinable
+    static var dependencyCount: Int {
+        @inline(__always) get { tracking_current.run.dependencyCount }
+    }
+
+    @inlinable
+    static var bitsRead: Int {
+        @inline(__always) get { tracking_current.run.bitsRead }
+        @inline(__always) set { tracking_current.run.bitsRead = newValue }
+    }
+
+    @inlinable @inline(__always)
+    static func keptAtCursor() { _schedulePoint() }
+}
+
 extension TrackedObject {
     /// Records a read of `property` in the calling thread's innermost tracking scope, if one is
     /// open.
@@ -67,50 +92,15 @@ extension TrackedObject {
     /// on finds the dependency by a search, once), the write word and the cases that change the
     /// slots. Returns `false`, having changed nothing, for any other read.
     ///
+    /// Both registrars' kept read (`DependencyHead.keepRead(_:of:in:)`), on this registrar's cursor
+    /// (`TrackingRunCursor`).
+    ///
     /// Outside the outermost reusable scope's run, and inside a scope nested in it, the dependency at
     /// the cursor is a sentinel and `dependencyCount` is 0 (see `tracking_run`; `TrackingScope.track`
     /// and a nested `ReusableScope.run` set them so): no depth or bounds check here.
     @inlinable @inline(__always)
     final func _keepReadInline(_ property: Int) -> Bool {
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let key = DependencyHead.key(me, UInt32(truncatingIfNeeded: property >> 6))
-        let bit: UInt64 = 1 &<< UInt64(property & 63)
-        // The key with the lead a dependency watching this property first has (`DependencyHead.lead`):
-        // below 15, a match says the slots watch it, with no mask test.
-        let lead = UInt(truncatingIfNeeded: property & 63)
-        let leadKey = key &+ (lead < DependencyHead.leadBits ? lead : DependencyHead.leadBits)
-        // Never null (a thread's state starts at the sentinel). (Not `DependencyHead.at`: through it
-        // the getters are larger.)
-        let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(tracking_current.run.cursor)).unsafelyUnwrapped
-        if _fastPath(next.pointee.key == leadKey)
-            && (lead < DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
-            // Covered by the installed slots: no version (see `Dependency.version`), and no look
-            // at the write word: no observed write was in flight when the run began, or the
-            // cursor would be held away (`tracking_thread.heldCursor`).
-            next.pointee.read = bit
-            tracking_current.run.cursor = UnsafeMutableRawPointer(next + 1)
-            // The window between the run's arming and the caller's load of the value.
-            _schedulePoint()
-            return true
-        }
-        // The dependency just kept (read in this run: a skipped one is never last), or the one
-        // before it (two objects read in turn), if the run read it (a skipped one has `read` 0).
-        // Both are readable with no bounds check: two sentinels precede every buffer
-        // (`DependencyBuffer.leadingSentinels`). Only in the cursor's scope: the count is 0 outside
-        // the outermost run and in a scope nested in it (whose cursor is past the run's own).
-        guard tracking_current.run.dependencyCount != 0 else { return false }
-        var last = next - 1
-        if last.pointee.baseKey != key {
-            last = next - 2
-            guard last.pointee.baseKey == key && last.pointee.read != 0 else { return false }
-        }
-        guard last.pointee.mask & bit != 0 else { return false }
-        let read = last.pointee.read
-        if read & bit == 0 {
-            last.pointee.read = read | bit
-            tracking_current.run.bitsRead &+= 1
-        }
-        return true
+        DependencyHead.keepRead(property, of: Unmanaged.passUnretained(self).toOpaque(), in: TrackingRunCursor.self)
     }
 
     /// The kept reads the getter declined (a write in flight, a property outside the installed

@@ -1,4 +1,6 @@
 @preconcurrency import CLockedTracking
+import CTrackingSupport
+import LockFreeObservation
 import Synchronization
 
 /// The scope running on the calling thread, or nil: a load of the C thread-local (initial-exec
@@ -19,48 +21,45 @@ extension LockedObject {
         }
     }
 
-    /// The kept read of an outermost `LockedScope` run, inlined into the getter, as the lock-free
-    /// registrar's `TrackedObject._keepReadInline`: the read the cursor expects next (the last run
-    /// read this object there) of a property its slot watches, with no write in flight; and a
-    /// further watched property of the dependency just kept or the one before it. Stores only to
-    /// the scope's list and the thread's cursor: no lock, no shared write. Returns `false`, having
-    /// changed nothing, for any other read (`_ScopeCore.record` takes it).
+    /// The kept read of an outermost `LockedScope` run, inlined into the getter: both registrars'
+    /// (`DependencyHead.keepRead(_:of:in:)`), on this registrar's cursor. The read the cursor
+    /// expects next (the last run read this object there) of a property its slot watches, with no
+    /// write in flight; and a further watched property of the dependency just kept or the one
+    /// before it. Stores only to the scope's list and the thread's cursor: no lock, no shared
+    /// write. Returns `false`, having changed nothing, for any other read (`_ScopeCore.record`
+    /// takes it).
     ///
     /// Outside such a run, and in a scope nested in one, the cursor is a sentinel and
     /// `dependencyCount` 0 (`_ScopeCore.begin()`); two sentinels precede every list
     /// (`_DependencyList`): no bounds check here.
     @inlinable @inline(__always)
     final func _keepReadInline(_ property: Int) -> Bool {
-        let me = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
-        let key = me | UInt(truncatingIfNeeded: property >> 6) &<< 48
-        let bit: UInt64 = 1 &<< UInt64(property & 63)
-        // The key with the lead a dependency watching this property first has (`_DependencyHead.key`):
-        // below 15, a match says its slot watches it, with no mask test.
-        let lead = UInt(truncatingIfNeeded: property & 63)
-        let leadKey = key &+ (lead < _DependencyHead.leadBits ? lead : _DependencyHead.leadBits)
-        let next = UnsafeMutablePointer<_DependencyHead>(OpaquePointer(locked_tracking_current.cursor)).unsafelyUnwrapped
-        if _fastPath(next.pointee.key == leadKey)
-            && (lead < _DependencyHead.leadBits || _fastPath(next.pointee.mask & bit != 0)) {
-            // No look at the version word: no observed write was in flight when the run began, or
-            // the cursor would be held away (`locked_tracking_thread.heldCursor`).
-            next.pointee.read = bit
-            locked_tracking_current.cursor = UnsafeMutableRawPointer(next + 1)
-            return true
-        }
-        guard locked_tracking_current.dependencyCount != 0 else { return false }
-        var last = next - 1
-        if last.pointee.baseKey != key {
-            last = next - 2
-            guard last.pointee.baseKey == key && last.pointee.read != 0 else { return false }
-        }
-        guard last.pointee.mask & bit != 0 else { return false }
-        let read = last.pointee.read
-        if read & bit == 0 {
-            last.pointee.read = read | bit
-            locked_tracking_current.bitsRead &+= 1
-        }
-        return true
+        DependencyHead.keepRead(property, of: Unmanaged.passUnretained(self).toOpaque(), in: LockedRunCursor.self)
     }
+}
+
+/// This registrar's run cursor (`RunCursor`): `locked_tracking_current`'s. It has no schedule points.
+@usableFromInline
+enum LockedRunCursor: RunCursor {
+    @inlinable
+    static var cursor: UnsafeMutableRawPointer? {
+        @inline(__always) get { locked_tracking_current.cursor }
+        @inline(__always) set { locked_tracking_current.cursor = newValue }
+    }
+
+    @inlinable
+    static var dependencyCount: Int {
+        @inline(__always) get { locked_tracking_current.dependencyCount }
+    }
+
+    @inlinable
+    static var bitsRead: Int {
+        @inline(__always) get { locked_tracking_current.bitsRead }
+        @inline(__always) set { locked_tracking_current.bitsRead = newValue }
+    }
+
+    @inlinable @inline(__always)
+    static func keptAtCursor() {}
 }
 
 /// The slow half of `trackAccess`: a free function, so the inlined caller passes no metadata. It
@@ -79,7 +78,7 @@ func _lockedRecordAccess(_ object: LockedObject, _ property: Int) {
     // Still held: the getter's keep, with the version test it does not make, against the cursor
     // put back for it.
     if let held = thread.pointee.heldCursor,
-        !withUnsafePointer(to: object._version, { locked_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)) }) {
+        !withUnsafePointer(to: object._version, { tracking_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)) }) {
         let shown = thread.pointee.cursor
         thread.pointee.cursor = held
         let kept = object._keepReadInline(property)

@@ -1,4 +1,5 @@
 @preconcurrency import CLockedTracking
+import CTrackingSupport
 import Synchronization
 
 /// The base class of models observed with the locked registrar: the lock-free registrar's design
@@ -132,7 +133,7 @@ enum VersionWord {
     @inlinable static var end: UInt64 { 1 }
     /// One begun write: added by the end of an unobserved write.
     @inlinable static var begunUnit: UInt64 { 1 << 24 }
-    @inlinable static func inFlight(_ word: UInt64) -> UInt64 { word & 0xFF_FFFF }
+    @inlinable static func inFlight(_ word: UInt64) -> UInt64 { word & TRACKING_IN_FLIGHT_MASK }  // 0xFF_FFFF, as `WriteWord`'s
 }
 
 /// Tells ThreadSanitizer that the lock named by `lock` was just taken. It does not see the stdlib's

@@ -1,4 +1,5 @@
 @preconcurrency import CLockedTracking
+import CTrackingSupport
 import LockFreeObservation
 import Synchronization
 
@@ -15,21 +16,24 @@ struct _Callback: @unchecked Sendable {
 }
 
 /// One dependency of a scope: the properties of one 64-property word of one object that a run read,
-/// as a value: the two halves a list keeps apart (`_DependencyList`), as the lock-free registrar's
-/// `Dependency` is: `head`, which a getter touches, and `rest`.
+/// as a value: the two halves a list keeps apart (`_DependencyList`): `head`, the lock-free
+/// registrar's `DependencyHead`, which a getter touches, and `rest`, this registrar's own (the
+/// slot is an index into the object's locked slot array, not an atomic word's address).
 struct _Dependency {
-    var head: _DependencyHead
+    var head: DependencyHead
     var rest: _DependencyRest
 
+    /// `head`'s lead is settled at the install (`settleLeadUnlessTakenOver`): until then the
+    /// dependency is an entry of the running run's list, which no cursor walks.
     init(object: UnsafeMutableRawPointer, mask: UInt64, version: UInt64, word: UInt32, position: Int) {
         precondition(UInt(bitPattern: object) >> 48 == 0, "object address above 48 bits")
-        head = _DependencyHead(key: UInt(bitPattern: object) | UInt(word) << 48, mask: mask, read: 0)
+        head = DependencyHead(keyWithoutLead: DependencyHead.key(object, word), mask: mask, read: 0)
         rest = _DependencyRest(
             installedMask: 0, version: version, object: object, word: word, ownWrites: 0, slot: -1,
             position: Int32(truncatingIfNeeded: position))
     }
 
-    init(head: _DependencyHead, rest: _DependencyRest) {
+    init(head: DependencyHead, rest: _DependencyRest) {
         self.head = head
         self.rest = rest
     }
@@ -40,7 +44,7 @@ struct _Dependency {
     }
     var mask: UInt64 {
         get { head.mask }
-        set { head.setMask(newValue) }
+        set { head.setMaskUnlessTakenOver(newValue) }
     }
     var read: UInt64 {
         get { head.read }
@@ -85,55 +89,26 @@ struct _Dependency {
     var isHole: Bool { object == nil && mask == 0 }
 }
 
-/// The half of a dependency a getter touches, laid out as the lock-free registrar's
-/// `DependencyHead`: a getter keeps the read the running `LockedScope` expects next inline
-/// (`LockedObject._keepReadInline`), comparing `key` and `mask`, storing `read`. Frozen and usable
-/// from inline code.
-@usableFromInline @frozen
-struct _DependencyHead {
-    /// `object | word << 48 | lead`, one compare for a getter; 0 once the run's entry took it over.
-    /// The lead, the low 4 bits (an object's address has them clear), is the lowest watched
-    /// property below 15, or 15, as the lock-free registrar's `DependencyHead.lead`: settled when
-    /// the dependency is installed (`settleLead()`) or its mask set, so that in the last run's list
-    /// (the one a cursor walks) a getter of property `p < 15` that finds its key with lead `p`
-    /// knows its slot watches `p`. First in the layout: a sentinel's is 1
-    /// (`locked_no_dependencies_address()`).
-    @usableFromInline var key: UInt
-    /// In the last run's list, the properties its slot watches (`installedMask`, once the run that
-    /// made it ended); in the running run's list, the properties it read.
-    @usableFromInline private(set) var mask: UInt64
-    /// In an outermost `LockedScope` run, the properties it read of this kept dependency, once the
-    /// cursor passed it; 0 if the cursor skipped it.
-    @usableFromInline var read: UInt64
-
-    init(key: UInt, mask: UInt64, read: UInt64) {
-        self.key = key
-        self.mask = mask
-        self.read = read
+extension DependencyHead {
+    /// In this registrar's lists a key is 0 once the run's entry took the dependency over
+    /// (`_ScopeCore.takeOver`): where the lock-free registrar marks a hole with a sentinel key and
+    /// a taken-over dependency in its rest (`Dependency.fate`), this one zeroes the key, so that
+    /// no getter matches it. Its lead, settled when the dependency is installed or its mask set,
+    /// is then never added back: these two leave a key of 0 as it is.
+    ///
+    /// In the last run's list (the one a cursor walks), `mask` is the properties its slot watches
+    /// (`installedMask`, once the run that made it ended); in the running run's list, the
+    /// properties it read. `read`, in an outermost `LockedScope` run, is what it read of a kept
+    /// dependency once the cursor passed it; 0 if the cursor skipped it.
+    mutating func setMaskUnlessTakenOver(_ newMask: UInt64) {
+        setMaskLeavingLead(newMask)
+        settleLeadUnlessTakenOver()
     }
 
-    /// The low bits of a key that hold its lead.
-    @inlinable @inline(__always)
-    static var leadBits: UInt { 15 }
-
-    /// The key less its lead.
-    @inlinable @inline(__always)
-    var baseKey: UInt { key & ~Self.leadBits }
-
-    /// Sets the properties, and the lead with them.
-    mutating func setMask(_ newMask: UInt64) {
-        mask = newMask
-        settleLead()
-    }
-
-    /// Adds properties read in the running run; its list's leads are settled at the install.
-    mutating func addToMask(_ bits: UInt64) { mask |= bits }
-
-    /// Sets the key's lead for `mask` (of a dependency with an object: a key taken over stays 0).
-    mutating func settleLead() {
+    /// `settleLead()`, for a dependency not taken over.
+    mutating func settleLeadUnlessTakenOver() {
         guard key != 0 else { return }
-        let lowest = UInt(truncatingIfNeeded: mask.trailingZeroBitCount)
-        key = baseKey | (lowest < Self.leadBits ? lowest : Self.leadBits)
+        settleLead()
     }
 }
 
@@ -161,21 +136,21 @@ struct _DependencyRest {
 /// for one after their last (`_ScopeCore.deps`), so that a getter reads around the cursor with no
 /// bounds check; then the rests, in the same allocation.
 struct _DependencyList: Equatable {
-    let heads: UnsafeMutablePointer<_DependencyHead>
+    let heads: UnsafeMutablePointer<DependencyHead>
     let rests: UnsafeMutablePointer<_DependencyRest>
 
     static let leadingSentinels = 2
 
     /// Room for `capacity` dependencies and the trailing sentinel after them (at `capacity` at most).
     static func allocate(_ capacity: Int) -> _DependencyList {
-        let headBytes = (leadingSentinels + capacity + 1) * MemoryLayout<_DependencyHead>.stride
+        let headBytes = (leadingSentinels + capacity + 1) * MemoryLayout<DependencyHead>.stride
         let region = UnsafeMutableRawPointer.allocate(
             byteCount: headBytes + capacity * MemoryLayout<_DependencyRest>.stride,
-            alignment: max(MemoryLayout<_DependencyHead>.alignment, MemoryLayout<_DependencyRest>.alignment))
-        let heads = region.bindMemory(to: _DependencyHead.self, capacity: leadingSentinels + capacity + 1)
+            alignment: max(MemoryLayout<DependencyHead>.alignment, MemoryLayout<_DependencyRest>.alignment))
+        let heads = region.bindMemory(to: DependencyHead.self, capacity: leadingSentinels + capacity + 1)
         let rests = (region + headBytes).bindMemory(to: _DependencyRest.self, capacity: capacity)
         for i in 0..<leadingSentinels {
-            UnsafeMutableRawPointer(heads + i).storeBytes(of: UInt(LOCKED_NO_OBJECT), as: UInt.self)
+            UnsafeMutableRawPointer(heads + i).storeBytes(of: UInt(TRACKING_NO_OBJECT), as: UInt.self)
         }
         return _DependencyList(heads: heads + leadingSentinels, rests: rests)
     }
@@ -186,7 +161,7 @@ struct _DependencyList: Equatable {
 
     /// Writes the sentinel after the first `count` dependencies.
     static func endWithSentinel(_ list: _DependencyList, at count: Int) {
-        UnsafeMutableRawPointer(list.heads + count).storeBytes(of: UInt(LOCKED_NO_OBJECT), as: UInt.self)
+        UnsafeMutableRawPointer(list.heads + count).storeBytes(of: UInt(TRACKING_NO_OBJECT), as: UInt.self)
     }
 
     /// Dependency `i`, both halves. (Both are trivial types: setting one not yet initialised is
@@ -287,10 +262,11 @@ final class _ScopeCore: @unchecked Sendable {
     /// An outermost `LockedScope` run read a kept dependency outside its watched properties.
     @exclusivity(unchecked) var reshaped = false
     /// The dependencies before the cursor that such a run did not keep (skipped, or taken over by
-    /// an entry), in order: the first `notKeptLimit`, and how many there were.
+    /// an entry), in order: the first `notKeptLimit`, and how many there were (as the lock-free
+    /// registrar's `tracking_thread.skips`, of the same length).
     @exclusivity(unchecked) var notKept: UnsafeMutablePointer<Int>?
     @exclusivity(unchecked) var notKeptCount = 0
-    static let notKeptLimit = 16
+    static var notKeptLimit: Int { Int(TRACKING_SKIPS_KEPT) }
     /// The most steps (spans and entries) a list update records to do it in place: on the stack.
     static let walkLimit = 40
     /// The properties the installed slots watch, over all of `deps`.
@@ -307,7 +283,9 @@ final class _ScopeCore: @unchecked Sendable {
     /// a dependency dropped from a long list leaves one instead of every later one moving down
     /// (`finishKeptBySpans`); an entry read there later takes it; a run passes it as not kept.
     @exclusivity(unchecked) var holes = 0
-    /// Runs in a row that ended with holes left; after `holeRunLimit`, the next closes them up.
+    /// Runs in a row that ended with holes left; after `DependencyHoles.runLimit`, the next closes
+    /// them up (a list update leaves holes instead of moving more than `DependencyHoles.moveLimit`
+    /// kept dependencies down).
     @exclusivity(unchecked) var runsWithHoles = 0
     /// In an outermost `LockedScope` run, whether a new read took the last dependency's place
     /// (`displaceLast`, as the lock-free registrar's `TrackedObject._displaceLastDependency`), and
@@ -321,9 +299,6 @@ final class _ScopeCore: @unchecked Sendable {
     /// Set by a `cancel()` made on the thread running the scope (inside its own run, or inside a
     /// run nested in it): the run's end keeps nothing of what it read (`closeCancelledRun`).
     @exclusivity(unchecked) var cancelledInRun = false
-    /// A list update leaves holes instead of moving more than this many kept dependencies down.
-    static let holeMoveLimit = 128
-    static let holeRunLimit = 8
 
     init(_ callback: _Callback, continuous: Bool, closesWhenFired: Bool) {
         self.callback = Mutex(callback)
@@ -429,12 +404,12 @@ final class _ScopeCore: @unchecked Sendable {
                 // (`current` is the phase the run found: armed, or the one it armed from.)
                 if _slowPath(looksForWritesInFlight(wasArmed: current == Phase.armed.rawValue)) {
                     thread.pointee.heldCursor = thread.pointee.cursor
-                    thread.pointee.cursor = locked_no_dependencies_address()
+                    thread.pointee.cursor = tracking_no_dependencies_address()
                 }
             } else {
                 enclosing = saved
                 // A nested run's cursor is not the enclosing one's: the getters keep nothing.
-                thread.pointee.cursor = locked_no_dependencies_address()
+                thread.pointee.cursor = tracking_no_dependencies_address()
                 thread.pointee.dependencyCount = 0
                 thread.pointee.heldCursor = nil
             }
@@ -477,7 +452,7 @@ final class _ScopeCore: @unchecked Sendable {
         guard frame.tracking else { return }
         let thread = locked_tracking_state().unsafelyUnwrapped
         if frame.keeping {
-            cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
+            cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<DependencyHead>.stride
             let bitsRead = thread.pointee.bitsRead
             runner.store(0, ordering: .relaxed)
             restore(frame, thread)
@@ -645,7 +620,7 @@ final class _ScopeCore: @unchecked Sendable {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let keeping = thread.pointee.run == Unmanaged.passUnretained(self).toOpaque() && isKeeping
         if keeping {
-            cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<_DependencyHead>.stride
+            cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<DependencyHead>.stride
             if cursor < depCount && deps[cursor].isHole {
                 // Holes are passed as dependencies not kept, and the read matched after them.
                 repeat {
@@ -716,7 +691,7 @@ final class _ScopeCore: @unchecked Sendable {
         var dependency = entry
         dependency.read = bit
         dependency.position = -2
-        dependency.head.settleLead()
+        dependency.head.settleLeadUnlessTakenOver()
         deps[cursor] = dependency
         displacing = true
         cursor &+= 1
@@ -1080,7 +1055,7 @@ final class _ScopeCore: @unchecked Sendable {
         holes: (_ at: Int, _ count: Int) -> Void
     ) -> Int {
         let kept = cursor
-        let holesAllowed = runsWithHoles < Self.holeRunLimit
+        let holesAllowed = runsWithHoles < DependencyHoles.runLimit
         var count = 0, e = 0, skip = 0, j = 0
         while true {
             if e < nextCount && Int(next[e].position) <= j {
@@ -1104,7 +1079,7 @@ final class _ScopeCore: @unchecked Sendable {
                     e < nextCount ? Int(next[e].position) : kept,
                     skip < notKeptCount ? notKept.unsafelyUnwrapped[skip] : kept, kept)
                 // A long span that would move down once every entry is placed stays, behind holes.
-                if holesAllowed && e >= nextCount && count < j && stop - j > Self.holeMoveLimit {
+                if holesAllowed && e >= nextCount && count < j && stop - j > DependencyHoles.moveLimit {
                     holes(count, j - count)
                     count = j
                 }
@@ -1120,7 +1095,7 @@ final class _ScopeCore: @unchecked Sendable {
     /// the object changed since the run read it.
     private func install(_ dependency: inout _Dependency, _ updates: inout Int) -> Bool {
         dependency.position = -1
-        dependency.head.settleLead()
+        dependency.head.settleLeadUnlessTakenOver()
         if dependency.slot < 0 || dependency.installedMask != dependency.mask { updates &+= 1 }
         let object = Unmanaged<LockedObject>.fromOpaque(dependency.object.unsafelyUnwrapped)
         return object._withUnsafeGuaranteedRef { $0._install(&dependency, for: self) }

@@ -160,7 +160,7 @@ final class ReentrancyWorld: @unchecked Sendable {
     var nextValue = 1
     /// In some programs, a long list of objects (ids) that bodies read in order: long enough that a
     /// run whose last run read a row since removed near its start leaves a hole
-    /// (`ReusableScope.holeMoveLimit`), which later runs pass.
+    /// (`DependencyHoles.moveLimit`), which later runs pass.
     var list: [Int] = [] {
         didSet { listed = Set(list) }
     }
@@ -191,7 +191,7 @@ final class ReentrancyWorld: @unchecked Sendable {
     func runProgram() {
         for _ in 0..<6 { createObject() }
         if rng.below(4) == 0 {
-            for _ in 0..<(2 * ReusableScope.holeMoveLimit + 10) {
+            for _ in 0..<(2 * DependencyHoles.moveLimit + 10) {
                 createObject(hook: .nothing)
                 list.append(nextObject - 1)
             }

@@ -274,7 +274,7 @@ extension RegistrarTests {
         /// dependencies, holes among them (`TrackedObject._countOwnWrite` skips holes: a hole has no
         /// object, and debug builds trapped reading it).
         @Test func aWriteInARunThatPassedAHoleSkipsTheHole() {
-            let length = 2 * ReusableScope.holeMoveLimit + 10
+            let length = 2 * DependencyHoles.moveLimit + 10
             var rows = (0..<length).map { _ in Row() }
             let observer = CountingObserver()
             let scope = ReusableScope(notifying: observer)

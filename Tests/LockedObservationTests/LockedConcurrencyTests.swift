@@ -2,6 +2,7 @@ import CLockedTracking
 import Foundation
 import RegistrarTestSupport
 import Synchronization
+import LockFreeObservation
 import Testing
 
 @testable import LockedObservation
@@ -83,7 +84,7 @@ import Testing
 
     @Test(arguments: [0x10C4_0001, 0x10C4_0002] as [UInt64])
     func concurrentListsWithHolesNeverMissAChange(seed: UInt64) {
-        let length = 2 * _ScopeCore.holeMoveLimit + 10
+        let length = 2 * DependencyHoles.moveLimit + 10
         let counters = (0..<(length + 20)).map { _ in CounterModel() }
         let threads = 2
         let viewsPerThread = 3
@@ -132,7 +133,7 @@ import Testing
 }
 
 extension LockedConcurrencyTests {
-    /// Properties spread over the leads (`_DependencyHead.key`): 0 and 14 lead themselves, 15 and
+    /// Properties spread over the leads (`DependencyHead.key`): 0 and 14 lead themselves, 15 and
     /// 63 share lead 15, 64 and 200 are in other words.
     final class Model: LockedObject, @unchecked Sendable {
         // `@unchecked Sendable`: the values are atomic.

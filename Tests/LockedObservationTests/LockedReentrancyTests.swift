@@ -1,7 +1,9 @@
 import CLockedTracking
+import CTrackingSupport
 import Foundation
 import RegistrarTestSupport
 import Synchronization
+import LockFreeObservation
 import Testing
 
 @testable import LockedObservation
@@ -64,7 +66,7 @@ final class ScopeBox: @unchecked Sendable {
 func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_sourceLocation) {
     let thread = locked_tracking_state()!.pointee
     #expect(thread.run == nil, note, sourceLocation: sourceLocation)
-    #expect(thread.cursor == locked_no_dependencies_address(), note, sourceLocation: sourceLocation)
+    #expect(thread.cursor == tracking_no_dependencies_address(), note, sourceLocation: sourceLocation)
     #expect(thread.dependencyCount == 0 && thread.heldCursor == nil, note, sourceLocation: sourceLocation)
     #expect(thread.releasedCount == 0, note, sourceLocation: sourceLocation)
 }
@@ -445,7 +447,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// dependencies, holes among them (`_ScopeCore.countOwnWrite` compares objects, and a hole
     /// has none), also with a one-shot scope nested in the run.
     @Test func aWriteInARunThatPassedAHoleSkipsTheHole() {
-        let length = 2 * _ScopeCore.holeMoveLimit + 10
+        let length = 2 * DependencyHoles.moveLimit + 10
         var rows = (0..<length).map { _ in Pair() }
         let probe = CountingObserver()
         let scope = LockedScope(probe)

@@ -2,7 +2,7 @@ import RegistrarTestSupport
 import Testing
 
 extension ContractTests {
-    /// A dependency key's lead (lock-free: `DependencyHead.lead`; locked: `_DependencyHead`): its
+    /// A dependency key's lead (`DependencyHead.lead`, one type for both registrars): its
     /// lowest watched property below 15, so that a getter of that property keeps the read with one
     /// compare and no mask test. A lead that names a property the slots no longer watch would keep
     /// a read the slots do not cover, with no version loaded: a write by another thread after it

@@ -94,8 +94,8 @@ enum LockFree: RegistrarUnderTest {
     static func scope(notifying observer: some ChangeObserver) -> ReusableScope { ReusableScope(notifying: observer) }
     static func scope(onChange: @escaping @Sendable () -> Void) -> ReusableScope { ReusableScope(onChange: onChange) }
     static var holdsItsCursor: Bool { ReusableScope.holdsItsCursor }
-    static var holeMoveLimit: Int { ReusableScope.holeMoveLimit }
-    static var holeRunLimit: Int { ReusableScope.holeRunLimit }
+    static var holeMoveLimit: Int { DependencyHoles.moveLimit }
+    static var holeRunLimit: Int { DependencyHoles.runLimit }
 
     static func slots(of model: Row, heldBy scope: ReusableScope) -> Int {
         var count = 0
@@ -141,13 +141,13 @@ enum Locked: RegistrarUnderTest {
     static func scope(notifying observer: some ChangeObserver) -> LockedScope { LockedScope(observer) }
     static func scope(onChange: @escaping @Sendable () -> Void) -> LockedScope { LockedScope(onChange: onChange) }
     static var holdsItsCursor: Bool { LockedScope.holdsItsCursor }
-    static var holeMoveLimit: Int { _ScopeCore.holeMoveLimit }
-    static var holeRunLimit: Int { _ScopeCore.holeRunLimit }
+    static var holeMoveLimit: Int { DependencyHoles.moveLimit }
+    static var holeRunLimit: Int { DependencyHoles.runLimit }
 
     static func slots(of model: LockedRow, heldBy scope: LockedScope) -> Int { model._observerCount }
 
     static func lead(of scope: LockedScope) -> UInt {
-        scope.handle.core.deps.heads[0].key & _DependencyHead.leadBits
+        scope.handle.core.deps.heads[0].key & DependencyHead.leadBits
     }
 
     static func dependency(_ scope: LockedScope, _ index: Int) -> (object: UnsafeMutableRawPointer?, mask: UInt64) {

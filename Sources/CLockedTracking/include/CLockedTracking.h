@@ -3,9 +3,13 @@
 
 #include <stdint.h>
 
+#include "CTrackingSupport.h"
+
 // Per-thread state of the locked registrar (`LockedObservation`), the lock-based ablation of the
 // lock-free registrar. Its own thread-local, so that a run of one registrar never sees the other's
-// reads: `_Thread_local` with the initial-exec model, one %fs-relative load to reach it.
+// reads: `_Thread_local` with the initial-exec model, one %fs-relative load to reach it. What both
+// registrars share (the sentinel dependencies, the operations of a count of writes in flight, the
+// test of a write word, the buffers' growth) is CTrackingSupport's.
 
 /// The calling thread's state. Only its own thread touches it.
 typedef struct locked_tracking_thread {
@@ -18,7 +22,7 @@ typedef struct locked_tracking_thread {
     /// a sentinel, and two precede it), and is a real one only in such a run. Outside one, and in a
     /// scope nested in one, `cursor` is a sentinel and `dependencyCount` 0.
     void *cursor;             ///< The dependency a read is expected to match next (`_Dependency`).
-    void *dependencies;       ///< The list the cursor walks, or `locked_no_dependencies_address()`.
+    void *dependencies;       ///< The list the cursor walks, or `tracking_no_dependencies_address()`.
     intptr_t dependencyCount; ///< Its length: 0 outside an outermost `LockedScope` run.
     intptr_t bitsRead;        ///< Properties the run read of kept dependencies beyond one per dependency kept.
     void *heldCursor;         ///< In a run that began with an observed write in flight: the cursor, held away from the getters (`cursor` is then the sentinel); otherwise null. As the lock-free registrar's `tracking_thread.heldCursor`.
@@ -31,17 +35,6 @@ typedef struct locked_tracking_thread {
     intptr_t releasedCapacity;
 } locked_tracking_thread;
 
-/// The key no dependency has (`_Dependency.key`), that the sentinels hold.
-#define LOCKED_NO_OBJECT ((uintptr_t)1)
-/// The sentinel dependency's offset in `locked_no_dependencies_region`: 16 words of 1 before it
-/// (two leading sentinels of at most 64 bytes), then its 8 words.
-#define LOCKED_NO_DEPENDENCIES_OFFSET 16
-extern uintptr_t locked_no_dependencies_region[24];
-
-static inline __attribute__((always_inline)) void *locked_no_dependencies_address(void) {
-    return &locked_no_dependencies_region[LOCKED_NO_DEPENDENCIES_OFFSET];
-}
-
 /// Swift reads `locked_tracking_current.run` directly on every tracked get and set.
 extern _Thread_local locked_tracking_thread locked_tracking_current __attribute__((tls_model("initial-exec")));
 
@@ -51,31 +44,24 @@ static inline __attribute__((always_inline)) locked_tracking_thread *locked_trac
 }
 
 /// Observed writes in flight in the process, as the lock-free registrar's
-/// `tracking_observed_writes_in_flight`: counted under the object's lock before its version word's
-/// increment, uncounted after its end. Word 0; the rest pads its lines.
+/// `tracking_observed_writes_in_flight` (and with its operations: `tracking_write_count_begins`):
+/// counted under the object's lock before its version word's increment, uncounted after its end.
+/// Word 0; the rest pads its lines.
 extern uint64_t locked_observed_writes_in_flight[16];
 
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
 void locked_observed_write_begins(void) {
-    __atomic_fetch_add(&locked_observed_writes_in_flight[0], 1, __ATOMIC_SEQ_CST);
+    tracking_write_count_begins(&locked_observed_writes_in_flight[0]);
 }
 
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
 void locked_observed_write_ends(void) {
-    __atomic_fetch_sub(&locked_observed_writes_in_flight[0], 1, __ATOMIC_RELEASE);
+    tracking_write_count_ends(&locked_observed_writes_in_flight[0]);
 }
 
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
 _Bool locked_observed_writes_are_in_flight(void) {
-    return __atomic_load_n(&locked_observed_writes_in_flight[0], __ATOMIC_SEQ_CST) != 0;
-}
-
-/// Whether an object's version word (`LockedObject._version`) counts a write in flight, loaded with
-/// acquire: the kept read of a run whose cursor is held (`_lockedRecordAccess`; told it releases
-/// nothing, so that the optimiser does not retain the object around it).
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-_Bool locked_write_in_flight(const uint64_t *word) {
-    return (__atomic_load_n(word, __ATOMIC_ACQUIRE) & 0xFFFFFFULL) != 0;
+    return tracking_write_count_is_nonzero(&locked_observed_writes_in_flight[0]);
 }
 
 /// Grows `pending` to hold at least one more scope. Registers a thread-exit destructor on first use.
@@ -83,10 +69,6 @@ void locked_tracking_grow_pending(locked_tracking_thread *state);
 
 /// Grows `released` to hold at least one more object, as `locked_tracking_grow_pending`.
 void locked_tracking_grow_released(locked_tracking_thread *state);
-
-/// The Swift runtime's own test (exported by libswiftCore): whether `object`'s deinit has begun.
-/// A read of such an object is not recorded: retaining it would outlive its deallocation.
-_Bool swift_isDeallocating(void *object);
 
 // ThreadSanitizer and the locks. The stdlib's `Mutex` waits on a futex inside the Synchronization
 // module, which is not instrumented: ThreadSanitizer sees the accesses a lock orders and not the

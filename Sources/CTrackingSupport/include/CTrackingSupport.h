@@ -1,6 +1,7 @@
 #ifndef C_TRACKING_SUPPORT_H
 #define C_TRACKING_SUPPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 // Per-thread state of the tracking registrar. Swift has no thread-local storage, so this tiny C
@@ -157,23 +158,39 @@ static inline __attribute__((always_inline)) tracking_thread *tracking_thread_st
 /// needs no look at its object's write word. Word 0; the rest pads its lines.
 extern uint64_t tracking_observed_writes_in_flight[16];
 
+// A registrar's count of observed writes in flight (each registrar has its own: this one's,
+// `tracking_observed_writes_in_flight`; the locked registrar's, `locked_observed_writes_in_flight`),
+// and its three operations, the same in both.
+
 /// One more observed write in flight (seq_cst: before the writer's scan, in the single total order).
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-void tracking_observed_write_begins(void) {
-    __atomic_fetch_add(&tracking_observed_writes_in_flight[0], 1, __ATOMIC_SEQ_CST);
+static inline __attribute__((always_inline)) void tracking_write_count_begins(uint64_t *count) {
+    __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST);
 }
 
 /// One observed write fewer in flight, after its store and its end (release: a run that loads the
 /// count after this sees the store).
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-void tracking_observed_write_ends(void) {
-    __atomic_fetch_sub(&tracking_observed_writes_in_flight[0], 1, __ATOMIC_RELEASE);
+static inline __attribute__((always_inline)) void tracking_write_count_ends(uint64_t *count) {
+    __atomic_fetch_sub(count, 1, __ATOMIC_RELEASE);
 }
 
 /// Whether any observed write is in flight (seq_cst: after the run's arming, in the single total order).
+static inline __attribute__((always_inline)) _Bool tracking_write_count_is_nonzero(const uint64_t *count) {
+    return __atomic_load_n(count, __ATOMIC_SEQ_CST) != 0;
+}
+
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+void tracking_observed_write_begins(void) {
+    tracking_write_count_begins(&tracking_observed_writes_in_flight[0]);
+}
+
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+void tracking_observed_write_ends(void) {
+    tracking_write_count_ends(&tracking_observed_writes_in_flight[0]);
+}
+
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
 _Bool tracking_observed_writes_are_in_flight(void) {
-    return __atomic_load_n(&tracking_observed_writes_in_flight[0], __ATOMIC_SEQ_CST) != 0;
+    return tracking_write_count_is_nonzero(&tracking_observed_writes_in_flight[0]);
 }
 
 /// An atomic load with acquire of a word another thread changes atomically, for a getter's path:
@@ -182,6 +199,13 @@ _Bool tracking_observed_writes_are_in_flight(void) {
 static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
 uint64_t tracking_load_acquire(const uint64_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+/// Whether a write word (either registrar's: its low 24 bits count writes in flight) counts a write
+/// in flight, loaded with acquire; told it releases nothing, as `tracking_load_acquire`.
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+_Bool tracking_write_in_flight(const uint64_t *word) {
+    return (__atomic_load_n(word, __ATOMIC_ACQUIRE) & TRACKING_IN_FLIGHT_MASK) != 0;
 }
 
 /// The `seen` slot for `object`.
@@ -218,8 +242,12 @@ void tracking_grow_pending(tracking_thread *state);
 /// Grows `released` to hold at least one more object.
 void tracking_grow_released(tracking_thread *state);
 
+/// `buffer` (`*capacity` elements of `element` bytes) grown to twice its capacity, at least 16;
+/// aborts when memory runs out. Both registrars' thread buffers grow so.
+void *tracking_grow_buffer(void *buffer, intptr_t *capacity, size_t element);
+
 /// The Swift runtime's own test (exported by libswiftCore): whether `object`'s deinit has begun.
-/// A read of such an object is not recorded: retaining it would resurrect it.
+/// A read of such an object is not recorded (by either registrar): retaining it would resurrect it.
 _Bool swift_isDeallocating(void *object);
 
 #endif
