@@ -21,10 +21,16 @@
 ///   `emit` or the models; when the iterator goes away its armed observation is cancelled and the
 ///   hand-off released.
 ///
-/// Each iterator observes on its own: iterators of one sequence do not share pending changes
-/// (`Observations` shares one "changed" flag among all iterators of a sequence, so with two
-/// iterators a change made while neither waits wakes only the first to ask;
-/// `StreamSemanticsTests.eachIteratorHasItsOwnTransactions` shows the difference).
+/// Two differences from `Observations`, each shown by a test in `StreamSemanticsTests`:
+/// - A write from outside `emit`'s isolation (another thread) that races an evaluation is not
+///   lost: the registrar's install re-check tells the new observation once the write has stored.
+///   `Observations` can lose it, and then holds a stale final value until the next change
+///   (`afterAContendedWriterStopsTheLastValueIsTheCurrentOne`). Its contract assumes writers on
+///   `emit`'s isolation, where no write can race the evaluation.
+/// - Each iterator observes on its own: iterators of one sequence do not share pending changes.
+///   `Observations` keeps one "changed" flag for all iterators of a sequence, so with two, a
+///   change made while neither waits wakes only the first to ask
+///   (`eachIteratorHasItsOwnTransactions`).
 ///
 /// Thread safety: the sequence is `Sendable` and may be iterated from any number of tasks, each
 /// with its own iterator; one iterator is used by one task at a time. Writers may run on any thread.
