@@ -34,7 +34,7 @@
 ///
 /// Thread safety: the sequence is `Sendable` and may be iterated from any number of tasks, each
 /// with its own iterator; one iterator is used by one task at a time. Writers may run on any thread.
-/// The observation callback runs on the writer's thread at willSet, takes one `Mutex` and resumes a
+/// The observation callback runs on the writer's thread at willSet, updates one atomic word and resumes a
 /// continuation: it never runs `emit` or other user code inside the registrar.
 public typealias TrackedValues<Element: Sendable, Failure: Error> = _ObservedValues<Element, Failure, _LockFreeOneShot>
 
