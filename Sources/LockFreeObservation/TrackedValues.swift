@@ -156,7 +156,15 @@ public struct _ObservedValues<Element: Sendable, Failure: Error, Tracking: _OneS
             }
             started = true
             guard !Task.isCancelled else { return finish() }
-            let result = await Self.evaluate(isolation: emit.isolation, emit, observation)
+            // `emit` runs on its isolation: here when that is none or this iterator's own, without
+            // a suspension; otherwise after a hop to it.
+            let target = emit.isolation
+            let result =
+                if target == nil || target.map(ObjectIdentifier.init) == isolation.map(ObjectIdentifier.init) {
+                    Self.evaluateHere(emit, observation)
+                } else {
+                    await Self.evaluate(isolation: target, emit, observation)
+                }
             switch result {
             case .success(.next(let element)): return element
             case .success(.finish): return finish()
@@ -175,6 +183,11 @@ public struct _ObservedValues<Element: Sendable, Failure: Error, Tracking: _OneS
             isolation: isolated (any Actor)?, _ emit: Emit,
             _ observation: _StreamObservation<Tracking>
         ) -> Result<Iteration, Failure> {
+            evaluateHere(emit, observation)
+        }
+
+        /// `evaluate`, for a caller already on `emit`'s isolation (or `emit` has none).
+        static func evaluateHere(_ emit: Emit, _ observation: _StreamObservation<Tracking>) -> Result<Iteration, Failure> {
             let handoff = observation.handoff
             let (result, token) = Tracking.track({ emit.callOnItsIsolation() }, onChange: { handoff.changed() })
             observation.token = token
