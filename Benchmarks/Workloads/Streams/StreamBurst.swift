@@ -8,7 +8,8 @@ final class StreamBurst<C: StreamContender>: BenchmarkInstance {
     static func benchmarks(_: C.Type) -> [Benchmark] {
         [Benchmark(
             family: "stream/burst", contender: C.name,
-            parameterSets: sets("writes", [1, 100, 10_000]), parameterKinds: ["writes": .integer(1...1_000_000)]
+            parameterSets: sets("writes", [1, 100, 10_000]), parameterKinds: ["writes": .integer(1...1_000_000)],
+            countingOperations: 20
         ) { params in try StreamBurst<C>(writes: params.int("writes", default: 100)) }]
     }
 

@@ -8,7 +8,8 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
     static func benchmarks(_: C.Type) -> [Benchmark] {
         [Benchmark(
             family: "stream/fan-out", contender: C.name,
-            parameterSets: sets("consumers", [1, 100, 10_000]), parameterKinds: ["consumers": .integer(1...100_000)]
+            parameterSets: sets("consumers", [1, 100, 10_000]), parameterKinds: ["consumers": .integer(1...100_000)],
+            countingOperations: 20
         ) { params in try StreamFanOut<C>(consumers: params.int("consumers", default: 100)) }]
     }
 

@@ -38,12 +38,15 @@ enum Streams {
 
     struct Family: StreamContenderVisitor {
         func visit<C: StreamContender>(_: C.Type) -> [Benchmark] {
-            // `locked` is left out of `fan-out`: tearing down 100 consumers once tripped the locked
-            // registrar's "a locked object went away with observers" precondition (a cell released
-            // with an observer slot left behind by a cancelled one-shot scope), a bug of the
-            // ablation to find before its fan-out numbers mean anything.
-            [StreamLatency.benchmark(C.self)] + (C.self == LockedStream.self ? [] : StreamFanOut.benchmarks(C.self))
-                + StreamBurst.benchmarks(C.self)
+            // `locked` runs only `burst`, where writes and evaluations share an actor. With a writer
+            // thread, a write can fire a one-shot scope of the locked registrar while the thread
+            // that tracked it is still ending it: ThreadSanitizer reports `_ScopeCore.dropAll`
+            // (the writer closing the fired scope) racing `countWatchedBits` (`finish`, the
+            // tracking thread), `latency` saw 1.66 values per write, and tearing down 100 fan-out
+            // consumers once tripped "a locked object went away with observers". A bug of the
+            // ablation, to fix before its threaded stream numbers mean anything.
+            let threaded = C.self == LockedStream.self ? [] : [StreamLatency.benchmark(C.self)] + StreamFanOut.benchmarks(C.self)
+            return threaded + StreamBurst.benchmarks(C.self)
         }
     }
 

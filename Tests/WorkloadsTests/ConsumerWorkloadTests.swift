@@ -8,7 +8,10 @@ import Testing
 /// whatever the timing (values delivered per burst, no missed final value, one latency sample
 /// per write). Each runs on a thread of its own, as `bench` runs a benchmark: the instances wait
 /// for their consumers by spinning, which must not hold the cooperative pool the consumers need.
-@Suite(.serialized) struct StreamWorkloadTests {
+///
+/// Not for ThreadSanitizer: the suite's models keep plain storage, which a writer thread and a
+/// consumer share (as in `books/threads`; `scripts/test.sh` sanitizes the registrars' tests).
+@Suite(.serialized) struct ConsumerWorkloadTests {
     static let contenders = ["floor", "lockfree", "locked", "apple", "naive"]
 
     /// What a run of `body` on `name`'s instance for `contender` saw, on a thread of its own; `nil`
@@ -46,11 +49,15 @@ import Testing
 
     @Test(arguments: contenders)
     func everyWriteHasALatencyAndTheFinalValueArrives(_ contender: String) async throws {
-        let (metrics, missed) = try #require(try await onThread("stream/latency", contender) {
+        // `locked` has no threaded stream workload (see `Streams.Family`).
+        guard let (metrics, missed) = try await onThread("stream/latency", contender, [], {
             _ = try $0.run(operations: 20)
             _ = try $0.run(operations: 5)
             return ($0.measuredMetrics, $0.counts.missed)
-        })
+        }) else {
+            #expect(contender == "locked")
+            return
+        }
         #expect(missed == 0)
         let samples = metrics.first { $0.name == "latency" }?.values ?? []
         #expect(samples.count == 25)
@@ -60,7 +67,6 @@ import Testing
 
     @Test(arguments: contenders)
     func everyConsumerOfAFanOutHoldsEveryWrite(_ contender: String) async throws {
-        // `locked` has no fan-out (see `Streams.Family`).
         guard let (metrics, missed) = try await onThread("stream/fan-out", contender, [("consumers", "10")], {
             _ = try $0.run(operations: 5)
             return ($0.measuredMetrics, $0.counts.missed)
