@@ -32,6 +32,20 @@ import Testing
         }
     }
 
+    /// Its consumers are tasks on other threads: every benchmark says so, with exact counts
+    /// (`missed`) and a malloc tolerance.
+    @Test func everyStreamBenchmarkDeclaresItsThreads() {
+        for benchmark in Streams.benchmarks() {
+            for parameters in benchmark.defaultParameterSets {
+                guard case .timingDependent(countsVary: false, let tolerance) = benchmark.threads(parameters) else {
+                    Issue.record("\(benchmark.name(with: parameters)) on \(benchmark.contender): \(benchmark.threads(parameters))")
+                    continue
+                }
+                #expect(tolerance.isFinite && tolerance > 0)
+            }
+        }
+    }
+
     /// Under Apple's contract a burst between two suspensions is one value; an `AsyncStream`
     /// hands the first write's value straight to the waiting consumer and coalesces the rest into
     /// the newest, so `naive` and `floor` deliver two.
