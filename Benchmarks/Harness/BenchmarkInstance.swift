@@ -7,8 +7,13 @@ public protocol BenchmarkInstance: AnyObject {
     func run(operations: Int) throws -> Int
     /// Counts accumulated since the instance was made.
     var counts: InvalidationCounts { get }
-    /// Extra named results recorded as metrics (e.g. the grid's `sum` and `count`).
+    /// Extra named results recorded as metrics (e.g. the grid's `sum` and `count`): deterministic,
+    /// gated exactly.
     var extraMetrics: [String: Double] { get }
+    /// What the workload measured itself while it was timed, read after the timing pass: per-event
+    /// distributions (a stream's latency from a write to its consumer, one sample per write) and
+    /// figures that depend on thread timing (values delivered per write). Recorded, never gated.
+    var measuredMetrics: [MeasuredMetric] { get }
     /// Turns on checks that are too slow to time (the view graph's oracle re-renders every mounted
     /// view after every frame). The harness turns them on for the counting pass, never while timing.
     func enableVerification()
@@ -17,5 +22,22 @@ public protocol BenchmarkInstance: AnyObject {
 extension BenchmarkInstance {
     public var counts: InvalidationCounts { InvalidationCounts() }
     public var extraMetrics: [String: Double] { [:] }
+    public var measuredMetrics: [MeasuredMetric] { [] }
     public func enableVerification() {}
+}
+
+/// A metric a workload measures itself (`BenchmarkInstance.measuredMetrics`): one value, or one
+/// sample per event, summarised like `time` (p0...p100) and pooled across timing processes.
+public struct MeasuredMetric: Sendable, Equatable {
+    public var name: String
+    /// `ns`, `bytes`, `ratio`, ...; never `value` (a workload's deterministic results).
+    public var unit: String
+    public var values: [Double]
+
+    public init(name: String, unit: String, values: [Double]) {
+        precondition(unit != "value", "unit 'value' is for extraMetrics, which the gate holds exactly")
+        self.name = name
+        self.unit = unit
+        self.values = values
+    }
 }

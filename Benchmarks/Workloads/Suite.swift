@@ -4,6 +4,6 @@ import Harness
 public enum Suite {
     public static func all() -> [Benchmark] {
         Primitives.benchmarks() + ViewTrees.benchmarks() + Grid.benchmarks() + Books.benchmarks()
-            + SettingsWorkloads.benchmarks() + RenderCosts.benchmarks()
+            + SettingsWorkloads.benchmarks() + RenderCosts.benchmarks() + Streams.benchmarks()
     }
 }

@@ -55,6 +55,12 @@ public enum Measurer {
             let samples = timing.nanosecondsPerOperation.map { ($0 * 1000).rounded() / 1000 }
             metrics.insert(
                 MetricResult(name: MetricName.time, unit: "ns", summary: Summary(samples), samples: samples), at: 0)
+            for measured in instance.measuredMetrics where !measured.values.isEmpty {
+                metrics.append(
+                    measured.values.count > 1
+                        ? MetricResult(name: measured.name, unit: measured.unit, summary: Summary(measured.values), samples: measured.values)
+                        : MetricResult(name: measured.name, unit: measured.unit, value: measured.values[0]))
+            }
             let missed = instance.counts.missed
             let failure = missed > 0 ? "\(missed) missed update(s) while timing" : nil
             return PassReport(metrics: metrics, failure: failure, batch: timing.batch)

@@ -1,6 +1,7 @@
 /// What `--metrics` selects: each group is one measuring pass's share of the metrics.
 public enum MetricGroup: String, Sendable, CaseIterable, Comparable {
-    /// The timing pass: `time` (sampled) and `setup-time`.
+    /// The timing pass: `time` (sampled), `setup-time`, and what a workload measured itself while
+    /// timed (`BenchmarkInstance.measuredMetrics`: a stream's latency per write, sampled).
     case time
     /// The counting pass's allocation figures: `mallocs`, `bytes`, `retained-bytes`.
     case allocations
@@ -15,7 +16,7 @@ public enum MetricGroup: String, Sendable, CaseIterable, Comparable {
         case MetricName.time, MetricName.setupTime: .time
         case MetricName.mallocs, MetricName.bytes, MetricName.retainedBytes: .allocations
         case MetricName.instructions: .instructions
-        default: .counts
+        default: MetricName.counts.contains(metric.name) || metric.unit == "value" ? .counts : .time
         }
     }
 
