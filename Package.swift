@@ -95,7 +95,8 @@ let package = Package(
         .trait(name: "Jemalloc", description: "Link jemalloc to count allocations (libjemalloc-dev)."),
         .trait(
             name: "SchedulePoints",
-            description: "Widen the registrar's race windows with yields, for its stress tests; bench refuses such a build."),
+            description:
+                "Widen the registrar's race windows with yields, for its stress tests; bench refuses such a build."),
         .default(enabledTraits: ["Jemalloc"]),
     ],
     dependencies: useSwiftSyntaxPackage
@@ -107,7 +108,7 @@ let package = Package(
         .target(
             name: "LockFreeObservation", dependencies: ["CTrackingSupport", "LockFreeObservationMacros"],
             swiftSettings: [
-                .define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"])),
+                .define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"]))
             ]
         ),
         // The ablation: the same registrar design with each object's observer state behind a lock
@@ -138,7 +139,8 @@ let package = Package(
         // leave out dynamic exclusivity checks for all of it (every contender alike; debug builds,
         // the tests, keep them). The registrar keeps Swift's defaults.
         .target(
-            name: "Workloads", dependencies: ["LockFreeObservation", "LockedObservation", "Harness"], path: "Benchmarks/Workloads",
+            name: "Workloads", dependencies: ["LockFreeObservation", "LockedObservation", "Harness"],
+            path: "Benchmarks/Workloads",
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         .executableTarget(
@@ -156,7 +158,8 @@ let package = Package(
         // registrar's lanes, pool and install-at-read; the locked one's lock). Their fixtures are
         // named once, in a library target that is no product.
         .target(
-            name: "RegistrarTestSupport", dependencies: ["LockFreeObservation", "LockedObservation", "CTrackingSupport"],
+            name: "RegistrarTestSupport",
+            dependencies: ["LockFreeObservation", "LockedObservation", "CTrackingSupport"],
             path: "Tests/RegistrarTestSupport"),
         .testTarget(name: "LockFreeObservationTests", dependencies: ["LockFreeObservation", "RegistrarTestSupport"]),
         macroTestTarget,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh Debian machine: installs what the tests need when missing (jemalloc,
 # valgrind's header), then
-#   1. `swift test`: all tests, jemalloc linked; then, in a process of their own, the tests that
+#   1. `swift format lint` (the style of .swift-format); `swift test`: all tests, jemalloc linked;
+#      then, in a process of their own, the tests that
 #      need no observed write in flight anywhere in the process (TRACKING_TESTS_ALONE=1); then
 #      LockFreeObservation's documentation
 #      (scripts/docs.sh: DocC over the module just built, failing on a warning such as a broken
@@ -29,6 +30,8 @@ if ! scripts/install-deps.sh; then
     traits=(--disable-default-traits)
 fi
 
+# The code style (.swift-format), checked before anything builds.
+swift format lint --strict --recursive --parallel Sources Benchmarks Tests Package.swift
 swift test "${traits[@]}"
 # The tests that need no observed write in flight anywhere in the process (they look at the
 # process-wide count that every other test writes) run in a process of their own, one at a time.

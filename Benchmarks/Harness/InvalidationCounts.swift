@@ -11,7 +11,9 @@ public struct InvalidationCounts: Sendable, Equatable, CustomStringConvertible {
     /// Views whose incremental output differed from a full re-render (a correctness failure).
     public var missed: Int
 
-    public init(notifications: Int = 0, invalidations: Int = 0, evaluations: Int = 0, unnecessary: Int = 0, missed: Int = 0) {
+    public init(
+        notifications: Int = 0, invalidations: Int = 0, evaluations: Int = 0, unnecessary: Int = 0, missed: Int = 0
+    ) {
         self.notifications = notifications
         self.invalidations = invalidations
         self.evaluations = evaluations

@@ -13,7 +13,8 @@ public enum ParameterKind: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .integer(let range): "an integer in \(range.lowerBound)...\(range.upperBound)"
-        case .number(let range): "a number in \(NumberFormat.plain(range.lowerBound))...\(NumberFormat.plain(range.upperBound))"
+        case .number(let range):
+            "a number in \(NumberFormat.plain(range.lowerBound))...\(NumberFormat.plain(range.upperBound))"
         case .oneOf(let values): "one of \(values.joined(separator: ", "))"
         case .text: "non-empty text without '/'"
         }
@@ -34,11 +35,15 @@ public enum ParameterKind: Sendable, Equatable, CustomStringConvertible {
     public var boundaries: (accepted: [String], refused: [String]) {
         switch self {
         case .integer(let range):
-            ([range.lowerBound, range.upperBound].map(String.init),
-             [range.lowerBound - 1, range.upperBound + 1].map(String.init) + ["1.5", "x"])
+            (
+                [range.lowerBound, range.upperBound].map(String.init),
+                [range.lowerBound - 1, range.upperBound + 1].map(String.init) + ["1.5", "x"]
+            )
         case .number(let range):
-            ([range.lowerBound, range.upperBound].map { NumberFormat.plain($0) },
-             [range.lowerBound - 0.001, range.upperBound + 0.001].map { NumberFormat.plain($0) } + ["nan", "x"])
+            (
+                [range.lowerBound, range.upperBound].map { NumberFormat.plain($0) },
+                [range.lowerBound - 0.001, range.upperBound + 0.001].map { NumberFormat.plain($0) } + ["nan", "x"]
+            )
         case .oneOf(let values): (values, ["", values.joined(separator: "+")])
         case .text: (["a"], ["", "a/b"])
         }

@@ -1,6 +1,6 @@
 import Harness
-import Synchronization
 import LockFreeObservation
+import Synchronization
 
 /// Re-evaluating a view whose dependencies did not change, or changed by one: the cost that
 /// fine-grained observation adds to every evaluation (Documentation/Workloads.md, section 4).
@@ -9,24 +9,29 @@ extension Primitives {
 
     /// The floor: the same body as `retrack-unchanged`, over plain objects, with no tracking.
     static func retrackFloor() -> [Benchmark] {
-        final class Plain { var value: Double; init(_ v: Double) { value = v } }
-        return [Benchmark(
-            family: "primitives/retrack-unchanged", contender: Benchmark.floorContender,
-            parameterSets: sets("objects", retrackObjectCounts), parameterKinds: objectsKind,
-            instructionOperations: instructionOperations
-        ) { params in
-            let cells = (0..<params.int("objects", default: 64)).map { Plain(Double($0)) }
-            return ClosureInstance { ops in
-                var total = 0.0
-                for _ in 0..<ops {
-                    var sum = 0.0
-                    for cell in cells { sum += cell.value }
-                    total += sum
-                    blackHole(total)
+        final class Plain {
+            var value: Double
+            init(_ v: Double) { value = v }
+        }
+        return [
+            Benchmark(
+                family: "primitives/retrack-unchanged", contender: Benchmark.floorContender,
+                parameterSets: sets("objects", retrackObjectCounts), parameterKinds: objectsKind,
+                instructionOperations: instructionOperations
+            ) { params in
+                let cells = (0..<params.int("objects", default: 64)).map { Plain(Double($0)) }
+                return ClosureInstance { ops in
+                    var total = 0.0
+                    for _ in 0..<ops {
+                        var sum = 0.0
+                        for cell in cells { sum += cell.value }
+                        total += sum
+                        blackHole(total)
+                    }
+                    return Int(total)
                 }
-                return Int(total)
             }
-        }]
+        ]
     }
 
     static let objectsKind: [String: ParameterKind] = ["objects": .oneOf(retrackObjectCounts.map(String.init))]
@@ -41,77 +46,94 @@ extension Primitives {
 
         // One operation: one evaluation of a view reading one property of each of M objects, none
         // of which changed since its last evaluation.
-        list.append(Benchmark(
-            family: "primitives/retrack-unchanged", contender: name,
-            parameterSets: sets("objects", retrackObjectCounts), parameterKinds: objectsKind,
-            expectedCounts: { _ in InvalidationCounts() },
-            instructionOperations: instructionOperations
-        ) { params in
-            let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
-            let holding = Holdings(all: cells)
-            let observer = CountingObserver()
-            var subscription: C.Subscription?
-            // A view rendered before: mounted, then evaluated again, in the setup.
-            for _ in 0..<2 {
-                _ = C.evaluate({ cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer, subscription: &subscription)
-            }
-            return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
-                var total = 0.0
-                for _ in 0..<ops {
-                    total += C.evaluate({
-                        var sum = 0.0
-                        for cell in cells { sum += cell.value }
-                        return sum
-                    }, holding: holding, observer: observer, subscription: &subscription)
+        list.append(
+            Benchmark(
+                family: "primitives/retrack-unchanged", contender: name,
+                parameterSets: sets("objects", retrackObjectCounts), parameterKinds: objectsKind,
+                expectedCounts: { _ in InvalidationCounts() },
+                instructionOperations: instructionOperations
+            ) { params in
+                let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
+                let holding = Holdings(all: cells)
+                let observer = CountingObserver()
+                var subscription: C.Subscription?
+                // A view rendered before: mounted, then evaluated again, in the setup.
+                for _ in 0..<2 {
+                    _ = C.evaluate(
+                        { cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer,
+                        subscription: &subscription)
                 }
-                return Int(total)
-            }
-        })
+                return ClosureInstance(counts: {
+                    InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications)
+                }) { ops in
+                    var total = 0.0
+                    for _ in 0..<ops {
+                        total += C.evaluate(
+                            {
+                                var sum = 0.0
+                                for cell in cells { sum += cell.value }
+                                return sum
+                            }, holding: holding, observer: observer, subscription: &subscription)
+                    }
+                    return Int(total)
+                }
+            })
 
         // One operation: one of 64 objects changes (in turn), then the view re-evaluates.
-        list.append(Benchmark(
-            family: "primitives/retrack-one-changed", contender: name,
-            parameterSets: sets("objects", [64]), parameterKinds: ["objects": .integer(1...4096)],
-            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
-            instructionOperations: { _ in 1000 }
-        ) { params in
-            let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
-            let holding = Holdings(all: cells)
-            let observer = CountingObserver()
-            var subscription: C.Subscription?
-            // A view rendered before: mounted, then evaluated again, in the setup.
-            for _ in 0..<2 {
-                _ = C.evaluate({ cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer, subscription: &subscription)
-            }
-            var round = 0.0
-            return ClosureInstance(counts: { InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications) }) { ops in
-                var total = 0.0
-                round += 1
-                total += C.evaluate({
-                    var sum = 0.0
-                    for cell in cells { sum += cell.value }
-                    return sum
-                }, holding: holding, observer: observer, subscription: &subscription)
-                for i in 0..<ops {
-                    cells[i % cells.count].value = round * 1_000_000 + Double(i)
-                    total += C.evaluate({
-                        var sum = 0.0
-                        for cell in cells { sum += cell.value }
-                        return sum
-                    }, holding: holding, observer: observer, subscription: &subscription)
+        list.append(
+            Benchmark(
+                family: "primitives/retrack-one-changed", contender: name,
+                parameterSets: sets("objects", [64]), parameterKinds: ["objects": .integer(1...4096)],
+                expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
+                instructionOperations: { _ in 1000 }
+            ) { params in
+                let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
+                let holding = Holdings(all: cells)
+                let observer = CountingObserver()
+                var subscription: C.Subscription?
+                // A view rendered before: mounted, then evaluated again, in the setup.
+                for _ in 0..<2 {
+                    _ = C.evaluate(
+                        { cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer,
+                        subscription: &subscription)
                 }
-                return Int(total)
-            }
-        })
+                var round = 0.0
+                return ClosureInstance(counts: {
+                    InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications)
+                }) { ops in
+                    var total = 0.0
+                    round += 1
+                    total += C.evaluate(
+                        {
+                            var sum = 0.0
+                            for cell in cells { sum += cell.value }
+                            return sum
+                        }, holding: holding, observer: observer, subscription: &subscription)
+                    for i in 0..<ops {
+                        cells[i % cells.count].value = round * 1_000_000 + Double(i)
+                        total += C.evaluate(
+                            {
+                                var sum = 0.0
+                                for cell in cells { sum += cell.value }
+                                return sum
+                            }, holding: holding, observer: observer, subscription: &subscription)
+                    }
+                    return Int(total)
+                }
+            })
 
         // Views on 1 or 2 threads re-evaluating over the same 64 objects (the reuse path), or over
         // 64 objects of their own; one operation is one evaluation on each thread, so perfect
         // scaling keeps the time per operation of 1 thread.
-        list.append(threadedViews(C.self, "primitives/tracked-read-threads", threads: [1, 2], shared: true, mountOnce: false))
-        list.append(threadedViews(C.self, "primitives/tracked-read-threads-private", threads: [2], shared: false, mountOnce: false))
+        list.append(
+            threadedViews(C.self, "primitives/tracked-read-threads", threads: [1, 2], shared: true, mountOnce: false))
+        list.append(
+            threadedViews(
+                C.self, "primitives/tracked-read-threads-private", threads: [2], shared: false, mountOnce: false))
         // One-shot scopes over the same 64 objects on 1 or 2 threads: a view mounted, evaluated
         // and unmounted (a new subscription each time, so nothing can be reused).
-        list.append(threadedViews(C.self, "primitives/track-once-threads", threads: [1, 2], shared: true, mountOnce: true))
+        list.append(
+            threadedViews(C.self, "primitives/track-once-threads", threads: [1, 2], shared: true, mountOnce: true))
         // Timed only, and noisy (two threads at full speed): not in `--quick`, the CI gate's suite.
         list.append(retrackBesideWrites(C.self).notInQuickSuite())
         return list
@@ -207,7 +229,8 @@ private func retrackBesideWrites<C: Contender>(_: C.Type) -> Benchmark {
     // times it does, and what its evaluations allocate (`apple` allocates for each), has no bound:
     // its mallocs are not gated. The first view's counts are exact.
     .onThreads { params in
-        params.int("writers", default: 1) == 1 ? .timingDependent(countsVary: false, mallocTolerance: .infinity) : .oneThread
+        params.int("writers", default: 1) == 1
+            ? .timingDependent(countsVary: false, mallocTolerance: .infinity) : .oneThread
     }
 }
 
@@ -231,11 +254,12 @@ final class ThreadView<C: Contender> {
 
     @discardableResult
     func evaluate() -> Double {
-        C.evaluate({
-            var sum = 0.0
-            for cell in cells { sum += cell.value }
-            return sum
-        }, holding: holding, observer: observer, subscription: &subscription)
+        C.evaluate(
+            {
+                var sum = 0.0
+                for cell in cells { sum += cell.value }
+                return sum
+            }, holding: holding, observer: observer, subscription: &subscription)
     }
 
     /// Evaluates the view as if just mounted, then unmounts it.

@@ -19,7 +19,8 @@ enum SettingsWorkloads {
         func build<C: Contender>(_: C.Type, _: Parameters) throws -> Tree<C> {
             let state = C.SettingsState(SettingsValue())
             let graph = ViewGraph<C>()
-            graph.mount(ViewNode("FontView", depth: 0, holding: Holdings(state), graph: graph) { Int(state.item.fontSize) })
+            graph.mount(
+                ViewNode("FontView", depth: 0, holding: Holdings(state), graph: graph) { Int(state.item.fontSize) })
             return Tree(graph: graph) { op in
                 state.item.lineSpacing = 1 + Double(op % 7) / 10 + 0.05
                 try graph.flush()
@@ -36,7 +37,8 @@ enum SettingsWorkloads {
         func build<C: Contender>(_: C.Type, _: Parameters) throws -> Tree<C> {
             let settings = C.Settings()
             let graph = ViewGraph<C>()
-            graph.mount(ViewNode("FontView", depth: 0, holding: Holdings(settings), graph: graph) { Int(settings.fontSize) })
+            graph.mount(
+                ViewNode("FontView", depth: 0, holding: Holdings(settings), graph: graph) { Int(settings.fontSize) })
             return Tree(graph: graph) { op in
                 settings.lineSpacing = 1 + Double(op % 7) / 10 + 0.05
                 try graph.flush()
@@ -49,26 +51,28 @@ enum SettingsWorkloads {
     /// `naive` a persistent subscription. One operation is one change; one callback each.
     struct ContinuousLogger: WorkloadFamily {
         func visit<C: Contender>(_: C.Type) -> [Benchmark] {
-            [Benchmark(
-                family: "observation/continuous-logger", contender: C.name,
-                expectedCounts: { _ in Counts(notifications: 1) }, instructionOperations: { _ in 2000 }
-            ) { _ in
-                let settings = C.Settings()
-                let calls = CallCounter()
-                let cancellation = C.observeContinuously({ _ = settings.fontSize }, holding: Holdings(settings)) {
-                    calls.increment()
-                }
-                var next = settings.fontSize
-                return ClosureInstance(counts: { Counts(notifications: calls.value) }) { ops in
-                    withExtendedLifetime(cancellation) {
-                        for _ in 0..<ops {
-                            next += 1
-                            settings.fontSize = next
-                        }
+            [
+                Benchmark(
+                    family: "observation/continuous-logger", contender: C.name,
+                    expectedCounts: { _ in Counts(notifications: 1) }, instructionOperations: { _ in 2000 }
+                ) { _ in
+                    let settings = C.Settings()
+                    let calls = CallCounter()
+                    let cancellation = C.observeContinuously({ _ = settings.fontSize }, holding: Holdings(settings)) {
+                        calls.increment()
                     }
-                    return calls.value
+                    var next = settings.fontSize
+                    return ClosureInstance(counts: { Counts(notifications: calls.value) }) { ops in
+                        withExtendedLifetime(cancellation) {
+                            for _ in 0..<ops {
+                                next += 1
+                                settings.fontSize = next
+                            }
+                        }
+                        return calls.value
+                    }
                 }
-            }]
+            ]
         }
     }
 }

@@ -71,26 +71,28 @@ extension TreeFamily {
 
     func visit<C: Contender>(_: C.Type) -> [Benchmark] {
         let family = self
-        return [Benchmark(
-            family: name, contender: C.name, parameterSets: parameterSets, largeParameterSets: largeParameterSets,
-            parameterKinds: parameterKinds,
-            expectedCounts: { family.expected(fineGrained: C.isFineGrained, $0) },
-            instructionOperations: { family.instructionOperations($0) }
-        ) { params in
-            let tree = try family.build(C.self, params)
-            let start = tree.graph.counts
-            // Operations are numbered across runs, so alternating steps keep alternating.
-            var done = 0
-            let instance = ClosureInstance(counts: { tree.graph.counts - start }, extra: tree.extra) { ops in
-                for _ in 0..<ops {
-                    try tree.operation(done)
-                    done += 1
+        return [
+            Benchmark(
+                family: name, contender: C.name, parameterSets: parameterSets, largeParameterSets: largeParameterSets,
+                parameterKinds: parameterKinds,
+                expectedCounts: { family.expected(fineGrained: C.isFineGrained, $0) },
+                instructionOperations: { family.instructionOperations($0) }
+            ) { params in
+                let tree = try family.build(C.self, params)
+                let start = tree.graph.counts
+                // Operations are numbered across runs, so alternating steps keep alternating.
+                var done = 0
+                let instance = ClosureInstance(counts: { tree.graph.counts - start }, extra: tree.extra) { ops in
+                    for _ in 0..<ops {
+                        try tree.operation(done)
+                        done += 1
+                    }
+                    return tree.graph.counts.evaluations
                 }
-                return tree.graph.counts.evaluations
+                instance.onVerify = { tree.graph.verifies = true }
+                return instance
             }
-            instance.onVerify = { tree.graph.verifies = true }
-            return instance
-        }]
+        ]
     }
 }
 

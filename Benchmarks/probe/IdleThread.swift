@@ -5,7 +5,9 @@ import Glibc
 /// is not isolated to the main actor.)
 func startIdleThread() {
     var thread = pthread_t()
-    pthread_create(&thread, nil, { _ in
-        while true { sleep(1000) }
-    }, nil)
+    pthread_create(
+        &thread, nil,
+        { _ in
+            while true { sleep(1000) }
+        }, nil)
 }

@@ -1,5 +1,5 @@
 #if Jemalloc
-import CJemalloc
+    import CJemalloc
 #endif
 
 /// The process's malloc calls so far, from jemalloc's statistics (`stats.arenas.<all>.{small,large}
@@ -8,20 +8,20 @@ import CJemalloc
 enum MallocCount {
     static func now() -> UInt64? {
         #if Jemalloc
-        var one: UInt64 = 1
-        guard mallctl("thread.tcache.flush", nil, nil, nil, 0) == 0,
-            mallctl("epoch", nil, nil, &one, MemoryLayout<UInt64>.size) == 0
-        else { return nil }
-        var total: UInt64 = 0
-        for name in ["stats.arenas.4096.small.nrequests", "stats.arenas.4096.large.nrequests"] {
-            var value: UInt64 = 0
-            var size = MemoryLayout<UInt64>.size
-            guard mallctl(name, &value, &size, nil, 0) == 0 else { return nil }
-            total += value
-        }
-        return total
+            var one: UInt64 = 1
+            guard mallctl("thread.tcache.flush", nil, nil, nil, 0) == 0,
+                mallctl("epoch", nil, nil, &one, MemoryLayout<UInt64>.size) == 0
+            else { return nil }
+            var total: UInt64 = 0
+            for name in ["stats.arenas.4096.small.nrequests", "stats.arenas.4096.large.nrequests"] {
+                var value: UInt64 = 0
+                var size = MemoryLayout<UInt64>.size
+                guard mallctl(name, &value, &size, nil, 0) == 0 else { return nil }
+                total += value
+            }
+            return total
         #else
-        return nil
+            return nil
         #endif
     }
 }

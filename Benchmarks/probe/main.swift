@@ -73,7 +73,11 @@ measure("primitives/mutation-unobserved/objects=1", operations: 200_000) { n in
 measure("primitives/track-properties-fire/properties=1", operations: 20_000) { n in
     var sum = 0.0
     for _ in 0..<n {
-        sum += withObservationTracking { model.value } onChange: { fired.add(1, ordering: .relaxed) }
+        sum += withObservationTracking {
+            model.value
+        } onChange: {
+            fired.add(1, ordering: .relaxed)
+        }
         model.value += 1
     }
     return sum
@@ -86,7 +90,9 @@ measure("primitives/track-objects-fire/objects=64", operations: 2_000) { n in
             var s = 0.0
             for cell in cells { s += cell.value }
             return s
-        } onChange: { fired.add(1, ordering: .relaxed) }
+        } onChange: {
+            fired.add(1, ordering: .relaxed)
+        }
         cells[0].value += 1
     }
     return sum

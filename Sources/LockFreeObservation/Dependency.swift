@@ -237,7 +237,8 @@ extension DependencyHead {
         // getters are larger.)
         let next = UnsafeMutablePointer<DependencyHead>(OpaquePointer(Cursor.cursor)).unsafelyUnwrapped
         if _fastPath(next.pointee.key == leadKey)
-            && (lead < leadBits || _fastPath(next.pointee.mask & bit != 0)) {
+            && (lead < leadBits || _fastPath(next.pointee.mask & bit != 0))
+        {
             // Covered by the installed slots: no version (see `Dependency.version`), and no look
             // at the write word: no observed write was in flight when the run began, or the
             // cursor would be held away (`tracking_thread.heldCursor`).
@@ -357,7 +358,8 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
     /// `tracking_run.bitsRead` / `reshaped`. Returns whether it was.
     @inline(__always)
     func readAgain(
-        _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64, _ thread: UnsafeMutablePointer<tracking_thread>
+        _ object: UnsafeMutableRawPointer, _ word: UInt32, _ bit: UInt64,
+        _ thread: UnsafeMutablePointer<tracking_thread>
     ) -> Bool {
         guard pointee.baseKey == DependencyHead.key(object, word) else { return false }
         let read = pointee.read

@@ -171,7 +171,9 @@ extension TrackingScope {
         // Acquire: a dying object counts itself off before its memory can be reused, and this
         // thread reached the object it reads through whatever ordered that reuse.
         let watched = tracking_load_acquire(thread.pointee.atRead.watchedAddress)
-        if _slowPath(watched != thread.pointee.atRead.watched) { forgetEntriesInstalledAtRead(thread, watched: watched) }
+        if _slowPath(watched != thread.pointee.atRead.watched) {
+            forgetEntriesInstalledAtRead(thread, watched: watched)
+        }
     }
 
     /// Makes every entry installed at a read match no object (its slots stay: the scope watches
@@ -209,7 +211,9 @@ extension TrackedObject {
         {
             let current = slot.pointee.load(ordering: .relaxed)
             // seq_cst: the slot write of the installer's Dekker half (see `_writes`).
-            if slot.pointee.compareExchange(expected: current, desired: current | bit, ordering: .sequentiallyConsistent).exchanged {
+            if slot.pointee.compareExchange(
+                expected: current, desired: current | bit, ordering: .sequentiallyConsistent
+            ).exchanged {
                 if TrackingScope.publishAndRecheck(self, mask: bit, version: writes, ownWrites: 0, straddling: false) {
                     thread.pointee.atRead.changed = 1
                 }
@@ -218,7 +222,8 @@ extension TrackedObject {
         }
         let single = tracking_entry(
             object: entry.pointee.object, mask: bit, version: writes,
-            word: entry.pointee.word & ~TRACKING_WORD_INSTALLED, ownWrites: 0, previous: -1, position: 0, dependency: -1)
+            word: entry.pointee.word & ~TRACKING_WORD_INSTALLED, ownWrites: 0, previous: -1, position: 0, dependency: -1
+        )
         TrackingScope.installAtRead(single, in: self, thread)
         _schedulePoint()
     }

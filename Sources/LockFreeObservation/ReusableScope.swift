@@ -105,7 +105,8 @@ public struct ReusableScope: Sendable, Hashable {
     /// The cursor of no run (`tracking_run`): the sentinel, nothing to keep.
     private static var noRun: tracking_run {
         tracking_run(
-            dependencies: tracking_no_dependencies_address(), cursor: tracking_no_dependencies_address(), dependencyCount: 0,
+            dependencies: tracking_no_dependencies_address(), cursor: tracking_no_dependencies_address(),
+            dependencyCount: 0,
             cursorDepth: 0, bitsRead: 0,
             reshaped: 0, skipCount: 0, restOffset: 0)
     }
@@ -188,9 +189,11 @@ public struct ReusableScope: Sendable, Hashable {
         // cursor at that run's sentinel, as a one-shot scope nested in a run does
         // (`TrackingScope.track`): no read keeps an enclosing dependency, and a write counts
         // itself in those the enclosing run has read (`TrackedObject._countOwnWrite`).
-        thread.pointee.run = outermost
+        thread.pointee.run =
+            outermost
             ? tracking_run(
-                dependencies: store.pointee.dependencies.base, cursor: UnsafeMutableRawPointer(store.pointee.dependencies.base),
+                dependencies: store.pointee.dependencies.base,
+                cursor: UnsafeMutableRawPointer(store.pointee.dependencies.base),
                 dependencyCount: store.pointee.count,
                 cursorDepth: 1, bitsRead: 0, reshaped: 0, skipCount: 0,
                 restOffset: store.pointee.dependencies.restOffset)
@@ -297,7 +300,8 @@ public struct ReusableScope: Sendable, Hashable {
         let bitsRead = displacing ? run.bitsRead - RunReads.displacement : run.bitsRead
         let reads = RunReads(bits: kept - run.skipCount + bitsRead, reshaped: run.reshaped != 0, skips: run.skipCount)
         if displacing {
-            return reconcileDisplacing(thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
+            return reconcileDisplacing(
+                thread, at: run.dependencyCount - 1, from: start, kept: kept, reads: reads, outermost: outermost)
         }
         return reconcile(thread, from: start, kept: kept, reads: reads, outermost: outermost)
     }
@@ -369,7 +373,8 @@ public struct ReusableScope: Sendable, Hashable {
     }
 
     /// Lets go of the scope's dependencies (`TrackingScope.releaseLater`) and empties its store.
-    private func letGo(_ store: UnsafeMutablePointer<DependencyStore>, _ thread: UnsafeMutablePointer<tracking_thread>) {
+    private func letGo(_ store: UnsafeMutablePointer<DependencyStore>, _ thread: UnsafeMutablePointer<tracking_thread>)
+    {
         let base = store.pointee.dependencies.base
         for i in 0..<store.pointee.count where !base[i].isHole {
             TrackingScope.releaseLater(base[i].object, thread)
@@ -409,7 +414,8 @@ public struct ReusableScope: Sendable, Hashable {
     private func disarm(_ scope: UnsafeMutablePointer<ScopeRecord>) -> Bool {
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
         while true {
-            precondition(state.generation == generation && (state.isArmed || state.isIdle), "ReusableScope used after cancel()")
+            precondition(
+                state.generation == generation && (state.isArmed || state.isIdle), "ReusableScope used after cancel()")
             if state.isIdle { return false }
             // Relaxed: the owner publishes nothing here; a writer that still sees `armed` notifies
             // the scope, which is what it would have done a moment earlier.
@@ -447,7 +453,9 @@ public struct ReusableScope: Sendable, Hashable {
         let end = thread.pointee.count
         let previousCount = store.pointee.count
         var changed = false
-        if reconcileInPlace(thread, store, from: start, kept: cursor, reads: reads, outermost: outermost, changed: &changed) {
+        if reconcileInPlace(
+            thread, store, from: start, kept: cursor, reads: reads, outermost: outermost, changed: &changed)
+        {
             return changed
         }
         let entries = thread.pointee.entries
@@ -458,7 +466,8 @@ public struct ReusableScope: Sendable, Hashable {
             if j < cursor && head.pointee.read != 0 {
                 rest.pointee.fate = .kept
                 if head.pointee.read != head.pointee.mask || rest.pointee.straddling
-                    || WriteWord.inFlight(rest.pointee.version) != 0 {
+                    || WriteWord.inFlight(rest.pointee.version) != 0
+                {
                     unchanged = false
                 }
                 continue
@@ -469,7 +478,8 @@ public struct ReusableScope: Sendable, Hashable {
                 continue
             }
             if let entry = entryOf(head.pointee.object, word: head.pointee.word, thread, from: start, to: end),
-               entries.unsafelyUnwrapped[entry].dependency < 0 {
+                entries.unsafelyUnwrapped[entry].dependency < 0
+            {
                 entries.unsafelyUnwrapped[entry].dependency = Int32(truncatingIfNeeded: j)
                 rest.pointee.fate = .takenOver
                 continue
@@ -502,7 +512,8 @@ public struct ReusableScope: Sendable, Hashable {
         }
         func takeEntry(_ e: Int) {
             let entry = entries.unsafelyUnwrapped[e]
-            let dependency = dependencyOf(entry, e, entries.unsafelyUnwrapped, takingOver: previous, outermost: outermost, changed: &changed)
+            let dependency = dependencyOf(
+                entry, e, entries.unsafelyUnwrapped, takingOver: previous, outermost: outermost, changed: &changed)
             next[count] = dependency
             count += 1
         }
@@ -513,7 +524,9 @@ public struct ReusableScope: Sendable, Hashable {
             }
             guard previous.rests[j].fate == .kept else { continue }
             var dependency = previous[j]
-            if dependency.read != dependency.mask || dependency.straddling || WriteWord.inFlight(dependency.version) != 0 {
+            if dependency.read != dependency.mask || dependency.straddling
+                || WriteWord.inFlight(dependency.version) != 0
+            {
                 reinstall(&dependency, mask: dependency.read)
             }
             next[count] = dependency
@@ -552,14 +565,16 @@ public struct ReusableScope: Sendable, Hashable {
     /// reconciliation, saw a change (`run` tells the scope once the run has ended).
     @inline(never)
     private func reconcileDisplacing(
-        _ thread: UnsafeMutablePointer<tracking_thread>, at index: Int, from start: Int, kept cursor: Int, reads: RunReads,
+        _ thread: UnsafeMutablePointer<tracking_thread>, at index: Int, from start: Int, kept cursor: Int,
+        reads: RunReads,
         outermost: Bool
     ) -> Bool {
         let store = ScopeTable.store(record)
         var changed = settleDisplacement(thread, at: index, store, outermost: outermost)
         // `readAsBefore`, with the new dependency kept and its properties counted.
         if !reads.reshaped && reads.skips == 0 && thread.pointee.count == start && cursor == store.pointee.count
-            && reads.bits == store.pointee.watchedBits && store.pointee.straddling == 0 {
+            && reads.bits == store.pointee.watchedBits && store.pointee.straddling == 0
+        {
             scope.pointee.runner.store(0, ordering: .relaxed)
         } else if reconcile(thread, from: start, kept: cursor, reads: reads, outermost: outermost) {
             changed = true
@@ -666,13 +681,17 @@ public struct ReusableScope: Sendable, Hashable {
             _ move: (_ from: Int, _ to: Int, _ count: Int) -> Void, _ place: (_ entry: Int, _ at: Int) -> Void,
             _ leaveHoles: (_ at: Int, _ count: Int) -> Void
         ) -> Int? {
-            var consumed = 0, written = 0, skip = 0, e = start
+            var consumed = 0
+            var written = 0
+            var skip = 0
+            var e = start
             while true {
                 let nextSkip = skip < skipCount ? skipAt(skip) : cursor
                 let nextEntry = e < end ? Int(entries.unsafelyUnwrapped[e].position) : Int.max
                 let boundary = min(nextSkip, nextEntry, cursor)
                 if boundary > consumed {
-                    if holesAllowed && written < consumed && e == end && boundary - consumed > DependencyHoles.moveLimit {
+                    if holesAllowed && written < consumed && e == end && boundary - consumed > DependencyHoles.moveLimit
+                    {
                         leaveHoles(written, consumed - written)
                         written = consumed
                     }
@@ -697,8 +716,13 @@ public struct ReusableScope: Sendable, Hashable {
         }
         // The same from the back, for a list that grows before its end (an insertion): kept
         // dependencies move towards the end, entries fill the gaps behind them.
-        func walkBackward(_ move: (_ from: Int, _ to: Int, _ count: Int) -> Void, _ place: (_ entry: Int, _ at: Int) -> Void) -> Bool {
-            var consumed = cursor, written = finalCount, skip = skipCount - 1, e = end - 1
+        func walkBackward(
+            _ move: (_ from: Int, _ to: Int, _ count: Int) -> Void, _ place: (_ entry: Int, _ at: Int) -> Void
+        ) -> Bool {
+            var consumed = cursor
+            var written = finalCount
+            var skip = skipCount - 1
+            var e = end - 1
             while true {
                 let previousSkip = skip >= 0 ? skipAt(skip) : -1
                 let previousEntry = e >= start ? Int(entries.unsafelyUnwrapped[e].position) : -1
@@ -740,7 +764,8 @@ public struct ReusableScope: Sendable, Hashable {
                 aside.rests[i].fate = .dropped
                 holes -= 1
             } else if let entry = entryOf(deps.base[j].object, word: deps.base[j].word, thread, from: start, to: end),
-               entries.unsafelyUnwrapped[entry].dependency < 0 {
+                entries.unsafelyUnwrapped[entry].dependency < 0
+            {
                 entries.unsafelyUnwrapped[entry].dependency = Int32(truncatingIfNeeded: i)
                 aside.rests[i].fate = .takenOver
             } else {
@@ -754,7 +779,8 @@ public struct ReusableScope: Sendable, Hashable {
         let move = { (from: Int, to: Int, count: Int) in deps.move(from: from, to: to, count: count) }
         let place = { (e: Int, at: Int) in
             let entry = entries.unsafelyUnwrapped[e]
-            let dependency = dependencyOf(entry, e, entries.unsafelyUnwrapped, takingOver: aside, outermost: outermost, changed: &changed)
+            let dependency = dependencyOf(
+                entry, e, entries.unsafelyUnwrapped, takingOver: aside, outermost: outermost, changed: &changed)
             watchedBits += dependency.mask.nonzeroBitCount
             if dependency.straddling { straddling += 1 }
             deps[at] = dependency
@@ -790,7 +816,8 @@ public struct ReusableScope: Sendable, Hashable {
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
         var wasArmed = false
         while true {
-            precondition(state.generation == generation && (state.isArmed || state.isIdle), "ReusableScope used after cancel()")
+            precondition(
+                state.generation == generation && (state.isArmed || state.isIdle), "ReusableScope used after cancel()")
             if state.isArmed {
                 wasArmed = true
                 break
@@ -933,7 +960,9 @@ public struct ReusableScope: Sendable, Hashable {
             previous: -1, position: 0, dependency: -1)
         if let slot = dependency.slot {
             var content: UInt64 = 0
-            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: dependency.straddling) {
+            TrackingScope.forEachSlot(
+                of: entry, record: record, generation: generation, straddling: dependency.straddling
+            ) {
                 content = $0.raw
             }
             // Release: nothing to publish but the emptiness; an installer's claim reads it.

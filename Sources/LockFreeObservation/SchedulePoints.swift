@@ -1,6 +1,6 @@
 #if REGISTRAR_SCHEDULE_POINTS
-import CTrackingSupport
-import Glibc
+    import CTrackingSupport
+    import Glibc
 #endif
 
 // Schedule points: where the registrar's race windows are. In a build with the `SchedulePoints`
@@ -11,21 +11,22 @@ import Glibc
 // and `bench` refuses to measure a build that has them.
 
 #if REGISTRAR_SCHEDULE_POINTS
-/// Whether this build widens the registrar's race windows (the `SchedulePoints` trait).
-package let registrarHasSchedulePoints = true
+    /// Whether this build widens the registrar's race windows (the `SchedulePoints` trait).
+    package let registrarHasSchedulePoints = true
 
-/// Yields on about one call in four, chosen by a per-thread sequence (no shared write, no fence,
-/// which would hide the reorderings the tests look for).
-@usableFromInline
-func _schedulePoint() {
-    let thread = tracking_thread_state()!
-    thread.pointee.scheduleTicket = thread.pointee.scheduleTicket &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-    if thread.pointee.scheduleTicket >> 62 == 0 { sched_yield() }
-}
+    /// Yields on about one call in four, chosen by a per-thread sequence (no shared write, no fence,
+    /// which would hide the reorderings the tests look for).
+    @usableFromInline
+    func _schedulePoint() {
+        let thread = tracking_thread_state()!
+        thread.pointee.scheduleTicket =
+            thread.pointee.scheduleTicket &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        if thread.pointee.scheduleTicket >> 62 == 0 { sched_yield() }
+    }
 #else
-/// Whether this build widens the registrar's race windows (the `SchedulePoints` trait).
-package let registrarHasSchedulePoints = false
+    /// Whether this build widens the registrar's race windows (the `SchedulePoints` trait).
+    package let registrarHasSchedulePoints = false
 
-@inlinable @inline(__always)
-func _schedulePoint() {}
+    @inlinable @inline(__always)
+    func _schedulePoint() {}
 #endif

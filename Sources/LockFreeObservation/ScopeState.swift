@@ -43,7 +43,12 @@ struct ScopeState: Equatable {
     /// The phase field, bits 0..<8.
     @usableFromInline
     enum Phase: UInt64 {
-        case free = 0, armed = 1, closing = 2, idle = 3, reading = 5, readingChanged = 7
+        case free = 0
+        case armed = 1
+        case closing = 2
+        case idle = 3
+        case reading = 5
+        case readingChanged = 7
     }
 
     @usableFromInline static let oneInFlight: UInt64 = 1 << 8
@@ -120,14 +125,17 @@ struct ScopeState: Equatable {
     @inline(__always)
     func _checkInvariants(continuous: Bool? = nil) {
         #if DEBUG
-        precondition(phase != nil, "scope state \(String(raw, radix: 16)): unknown phase")
-        precondition(
-            generation < Self.generationLimit || (phase == .free && generation == Self.generationLimit),
-            "scope state \(String(raw, radix: 16)): generation beyond the limit")
-        precondition(phase != .free || inFlight == 0, "scope state \(String(raw, radix: 16)): free with callbacks in flight")
-        if continuous == false {
-            precondition(inFlight <= 1, "scope state \(String(raw, radix: 16)): one-shot with \(inFlight) callbacks in flight")
-        }
+            precondition(phase != nil, "scope state \(String(raw, radix: 16)): unknown phase")
+            precondition(
+                generation < Self.generationLimit || (phase == .free && generation == Self.generationLimit),
+                "scope state \(String(raw, radix: 16)): generation beyond the limit")
+            precondition(
+                phase != .free || inFlight == 0, "scope state \(String(raw, radix: 16)): free with callbacks in flight")
+            if continuous == false {
+                precondition(
+                    inFlight <= 1,
+                    "scope state \(String(raw, radix: 16)): one-shot with \(inFlight) callbacks in flight")
+            }
         #endif
     }
 }
@@ -188,7 +196,8 @@ struct SlotContent {
 
     /// A slot for the properties whose bits are set in `mask` (bits 0..<15, at least one set).
     @inlinable init(record: UInt32, generation: UInt32, mask: UInt64, straddling: Bool = false) {
-        raw = Self.header(record: record, generation: generation, straddling: straddling) | Self.maskForm
+        raw =
+            Self.header(record: record, generation: generation, straddling: straddling) | Self.maskForm
             | (mask & 0x7FFF)
     }
 

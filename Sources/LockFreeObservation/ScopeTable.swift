@@ -59,7 +59,8 @@ final class ScopeTable: @unchecked Sendable {
         // Acquire: pairs with the release publication of the chunk.
         var chunk = storeChunks[chunkIndex].load(ordering: .acquiring)
         if _slowPath(chunk == 0) { chunk = makeStoreChunk(chunkIndex, storeChunks) }
-        return UnsafeMutablePointer<DependencyStore>(bitPattern: chunk).unsafelyUnwrapped + (Int(index) & (chunkSize - 1))
+        return UnsafeMutablePointer<DependencyStore>(bitPattern: chunk).unsafelyUnwrapped
+            + (Int(index) & (chunkSize - 1))
     }
 
     /// Allocates and publishes the dependency stores of chunk `chunkIndex`, or takes the ones
@@ -73,7 +74,8 @@ final class ScopeTable: @unchecked Sendable {
             byteCount: slotsOffset + DependencyStore.inlineRegionBytes * chunkSize, alignment: 64)
         let stores = raw.bindMemory(to: DependencyStore.self, capacity: chunkSize)
         for i in 0..<chunkSize {
-            (stores + i).initialize(to: DependencyStore(inline: raw + slotsOffset + DependencyStore.inlineRegionBytes * i))
+            (stores + i).initialize(
+                to: DependencyStore(inline: raw + slotsOffset + DependencyStore.inlineRegionBytes * i))
         }
         // Release on success publishes the initialised stores; the loser frees its own.
         let (exchanged, current) = storeChunks[chunkIndex].compareExchange(

@@ -46,7 +46,8 @@ public macro Untracked() = #externalMacro(module: "LockFreeObservationMacros", t
 /// - Parameter index: The property's index, unique in the class hierarchy.
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
 @attached(peer, names: prefixed(_))
-public macro _TrackedProperty(_ index: Int) = #externalMacro(module: "LockFreeObservationMacros", type: "TrackedPropertyMacro")
+public macro _TrackedProperty(_ index: Int) =
+    #externalMacro(module: "LockFreeObservationMacros", type: "TrackedPropertyMacro")
 
 // Whether a write of `new` over `old` tells the scopes that read the property: Observation's rule,
 // chosen by overload resolution on the property's type where the setter is generated.
@@ -91,4 +92,3 @@ public func _trackedShouldNotify<Value: AnyObject>(_ old: Value, _ new: Value) -
 /// - Returns: Whether the objects are unequal.
 @inlinable @inline(__always)
 public func _trackedShouldNotify<Value: Equatable & AnyObject>(_ old: Value, _ new: Value) -> Bool { old != new }
-

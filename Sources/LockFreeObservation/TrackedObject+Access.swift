@@ -55,9 +55,9 @@ extension TrackedObject {
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
         #if BENCH_SELFCHECK_SLOW_TRACKED_READ
-        // The benchmark suite's gate self-check only (`scripts/gate-selfcheck.sh`): every read
-        // recorded twice. `bench` refuses to take such a build's results as a baseline.
-        _recordRead(property)
+            // The benchmark suite's gate self-check only (`scripts/gate-selfcheck.sh`): every read
+            // recorded twice. `bench` refuses to take such a build's results as a baseline.
+            _recordRead(property)
         #endif
         _recordRead(property)
     }
@@ -120,7 +120,8 @@ extension TrackedObject {
             if dependency.pointee.baseKey == DependencyHead.key(me, word) {
                 dependency.keep(bit, of: self, thread)
                 thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
-                tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(object: UInt(bitPattern: me), index: -1 &- next)
+                tracking_seen_slot(thread, me).unsafelyUnwrapped.pointee = tracking_seen(
+                    object: UInt(bitPattern: me), index: -1 &- next)
                 return true
             }
         }
@@ -162,7 +163,8 @@ extension TrackedObject {
         else { return false }
         let dependency = DependencyHead.at(thread.pointee.run.dependencies, -1 &- index)
         return UInt(bitPattern: dependency) < UInt(bitPattern: thread.pointee.run.cursor.unsafelyUnwrapped)
-            && dependency.pointee.baseKey == me | UInt(truncatingIfNeeded: word) &<< 48 && dependency.pointee.read & bit != 0
+            && dependency.pointee.baseKey == me | UInt(truncatingIfNeeded: word) &<< 48
+            && dependency.pointee.read & bit != 0
     }
 
     /// A read that neither the getter nor `_recordRepeatedAccess` answered. Through the thread's
@@ -187,8 +189,10 @@ extension TrackedObject {
             if index >= 0 {
                 let start = thread.pointee.scopeStart
                 if UInt(bitPattern: index &- start) < UInt(bitPattern: thread.pointee.count &- start)
-                    && UInt(bitPattern: (thread.pointee.entries.unsafelyUnwrapped + index).pointee.object.unsafelyUnwrapped)
-                        == address {
+                    && UInt(
+                        bitPattern: (thread.pointee.entries.unsafelyUnwrapped + index).pointee.object.unsafelyUnwrapped)
+                        == address
+                {
                     // Another word (the same one was `_recordRepeatedAccess`'s), or an entry
                     // installed at its read, which that declines (`TRACKING_WORD_INSTALLED`).
                     _recordAccessOfAnotherWord(property, thread, hinted: index)
@@ -197,7 +201,10 @@ extension TrackedObject {
             } else if cursorActive {
                 let dependency = DependencyHead.at(thread.pointee.run.dependencies, -1 &- index)
                 if UInt(bitPattern: dependency) < UInt(bitPattern: thread.pointee.run.cursor.unsafelyUnwrapped)
-                    && dependency.readAgain(me, word, bit, thread) { return }
+                    && dependency.readAgain(me, word, bit, thread)
+                {
+                    return
+                }
             }
         }
         if cursorActive && _recordKeptAccess(property, thread) { return }
@@ -223,13 +230,16 @@ extension TrackedObject {
             var skipped = DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies)
             // Holes at the cursor (`DependencyStore.holes`) are passed as dependencies skipped, and
             // the read is matched with the dependency after them.
-            if skipped < thread.pointee.run.dependencyCount && DependencyHead.at(thread.pointee.run.cursor).pointee.isHole {
+            if skipped < thread.pointee.run.dependencyCount
+                && DependencyHead.at(thread.pointee.run.cursor).pointee.isHole
+            {
                 repeat {
                     Self._recordSkip(skipped, thread)
                     skipped &+= 1
                 } while skipped < thread.pointee.run.dependencyCount
                     && DependencyHead.at(thread.pointee.run.dependencies, skipped).pointee.isHole
-                thread.pointee.run.cursor = UnsafeMutableRawPointer(DependencyHead.at(thread.pointee.run.dependencies, skipped))
+                thread.pointee.run.cursor = UnsafeMutableRawPointer(
+                    DependencyHead.at(thread.pointee.run.dependencies, skipped))
                 if _recordKeptAccess(property, thread) { return }
             }
             if skipped &+ 1 < thread.pointee.run.dependencyCount {
@@ -239,7 +249,8 @@ extension TrackedObject {
                     dependency.keep(1 << UInt64(property & 63), of: self, thread)
                     thread.pointee.run.cursor = UnsafeMutableRawPointer(dependency + 1)
                     Self._recordSkip(skipped, thread)
-                    tracking_seen_slot(thread, me).pointee = tracking_seen(object: UInt(bitPattern: me), index: -2 &- skipped)
+                    tracking_seen_slot(thread, me).pointee = tracking_seen(
+                        object: UInt(bitPattern: me), index: -2 &- skipped)
                     return
                 }
             }
@@ -261,8 +272,9 @@ extension TrackedObject {
         var entry = tracking_entry(
             object: atRead ? me : Unmanaged.passRetained(self).toOpaque(), mask: 1 << UInt64(property & 63),
             version: writes, word: word, ownWrites: 0, previous: Int32(truncatingIfNeeded: previous),
-            position: Int32(truncatingIfNeeded: cursorActive
-                ? DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
+            position: Int32(
+                truncatingIfNeeded: cursorActive
+                    ? DependencyHead.index(thread.pointee.run.cursor, in: thread.pointee.run.dependencies) : 0),
             dependency: -1)
         if atRead {
             let masked = TrackingScope.installAtRead(entry, in: self, thread)
@@ -327,7 +339,9 @@ extension TrackedObject {
     static func _recordSkip(_ index: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let skips = thread.pointee.run.skipCount
         if skips < Int(TRACKING_SKIPS_KEPT) {
-            withUnsafeMutableBytes(of: &thread.pointee.skips) { $0.storeBytes(of: index, toByteOffset: skips * 8, as: Int.self) }
+            withUnsafeMutableBytes(of: &thread.pointee.skips) {
+                $0.storeBytes(of: index, toByteOffset: skips * 8, as: Int.self)
+            }
         }
         thread.pointee.run.skipCount = skips &+ 1
     }
@@ -467,7 +481,9 @@ func _withHeldCursorPutBack<T>(_ thread: UnsafeMutablePointer<tracking_thread>, 
 /// again after it. (Between reads, `_recordRepeatedAccess` declines a kept dependency's repeated
 /// read: it compares with `run.cursor`.)
 @inline(never) @_effects(releasenone)
-func _trackingRecordHeldAccess(_ object: TrackedObject, _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) {
+func _trackingRecordHeldAccess(
+    _ object: TrackedObject, _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>
+) {
     _withHeldCursorPutBack(thread) {
         if !object._recordRepeatedAccess(property, thread) { object._recordAccess(property, thread) }
     }

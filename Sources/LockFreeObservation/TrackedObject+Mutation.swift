@@ -148,7 +148,9 @@ extension TrackedObject {
             for i in 0..<DependencyHead.index(cursor, in: thread.pointee.run.dependencies) {
                 let dependency = DependencyHead.at(thread.pointee.run.dependencies, i)
                 // (Compared as keys: a hole has no object.)
-                if dependency.pointee.baseKey & DependencyHead.objectBits == UInt(bitPattern: me) && dependency.pointee.read != 0 {
+                if dependency.pointee.baseKey & DependencyHead.objectBits == UInt(bitPattern: me)
+                    && dependency.pointee.read != 0
+                {
                     dependency.rest(thread).pointee.ownWrites &+= 1
                 }
             }

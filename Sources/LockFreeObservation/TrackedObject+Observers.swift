@@ -248,7 +248,8 @@ extension TrackedObject {
                 // the scope this thread runs is not notified of its own writes. That write may
                 // outlive the run (`willMutate` in it, `didMutate` after): the scope's next run
                 // must then look for writes in flight (`DependencyStore.uncheckedArming`).
-                guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) else {
+                guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
+                else {
                     if state.takesNotice { TrackedObject._passedByOwnWrite(content.record) }
                     continue
                 }
@@ -257,7 +258,9 @@ extension TrackedObject {
                     if firstClaimed == nil {
                         firstClaimed = content.record
                     } else {
-                        if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
+                        if thread.pointee.pendingCount == thread.pointee.pendingCapacity {
+                            tracking_grow_pending(thread)
+                        }
                         thread.pointee.pending[thread.pointee.pendingCount] = content.record
                         thread.pointee.pendingCount += 1
                     }

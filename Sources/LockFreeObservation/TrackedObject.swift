@@ -146,4 +146,3 @@ open class TrackedObject {
         }
     }
 }
-

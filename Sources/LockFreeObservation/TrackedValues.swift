@@ -187,7 +187,9 @@ public struct _ObservedValues<Element: Sendable, Failure: Error, Tracking: _OneS
         }
 
         /// `evaluate`, for a caller already on `emit`'s isolation (or `emit` has none).
-        static func evaluateHere(_ emit: Emit, _ observation: _StreamObservation<Tracking>) -> Result<Iteration, Failure> {
+        static func evaluateHere(_ emit: Emit, _ observation: _StreamObservation<Tracking>) -> Result<
+            Iteration, Failure
+        > {
             let handoff = observation.handoff
             let (result, token) = Tracking.track({ emit.callOnItsIsolation() }, onChange: { handoff.changed() })
             observation.token = token
@@ -201,4 +203,3 @@ public struct _ObservedValues<Element: Sendable, Failure: Error, Tracking: _OneS
         }
     }
 }
-

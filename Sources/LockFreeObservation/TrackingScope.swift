@@ -103,7 +103,8 @@ enum TrackingScope {
         let savedCursor = thread.pointee.run.cursor
         let savedDependencyCount = thread.pointee.run.dependencyCount
         if savedDependencyCount != 0 {
-            thread.pointee.run.cursor = UnsafeMutableRawPointer(DependencyHead.at(thread.pointee.run.dependencies, savedDependencyCount))
+            thread.pointee.run.cursor = UnsafeMutableRawPointer(
+                DependencyHead.at(thread.pointee.run.dependencies, savedDependencyCount))
             thread.pointee.run.dependencyCount = 0
         }
         let result: T
@@ -118,7 +119,8 @@ enum TrackingScope {
         }
         thread.pointee.run.cursor = savedCursor
         thread.pointee.run.dependencyCount = savedDependencyCount
-        let (token, changed) = atRead
+        let (token, changed) =
+            atRead
             ? closeAtRead(thread, from: start, callback: callback)
             : install(thread, from: start, continuous: continuous, callback: callback)
         end(thread, savedStart: savedStart)
@@ -193,12 +195,14 @@ enum TrackingScope {
     @inline(__always)
     static func _checkInvariants(of thread: UnsafeMutablePointer<tracking_thread>) {
         #if DEBUG
-        let state = thread.pointee
-        precondition(
-            0 <= state.scopeStart && state.scopeStart <= state.count && state.count <= state.capacity,
-            "tracking buffer: start \(state.scopeStart), count \(state.count), capacity \(state.capacity)")
-        precondition(state.depth >= 0, "tracking buffer: depth \(state.depth)")
-        precondition(state.depth > 0 || state.scopeStart == 0, "tracking buffer: no scope open but start \(state.scopeStart)")
+            let state = thread.pointee
+            precondition(
+                0 <= state.scopeStart && state.scopeStart <= state.count && state.count <= state.capacity,
+                "tracking buffer: start \(state.scopeStart), count \(state.count), capacity \(state.capacity)")
+            precondition(state.depth >= 0, "tracking buffer: depth \(state.depth)")
+            precondition(
+                state.depth > 0 || state.scopeStart == 0, "tracking buffer: no scope open but start \(state.scopeStart)"
+            )
         #endif
     }
 
@@ -273,7 +277,8 @@ enum TrackingScope {
             object._slots.bitwiseOr(observed, ordering: .sequentiallyConsistent)
         }
         _schedulePoint()
-        let writes = straddling
+        let writes =
+            straddling
             ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
             : object._writes.load(ordering: .sequentiallyConsistent)
         let expected = WriteWord.counts(version) &+ UInt64(ownWrites) &* WriteWord.begunUnit
@@ -389,7 +394,8 @@ enum TrackingScope {
     static func runCallback(of index: UInt32) {
         let record = ScopeTable.record(index)
         _schedulePoint()
-        let starts = record.pointee.kind.load(ordering: .relaxed) != ScopeKind.continuous.rawValue
+        let starts =
+            record.pointee.kind.load(ordering: .relaxed) != ScopeKind.continuous.rawValue
             || ScopeState(raw: record.pointee.state.load(ordering: .acquiring)).isArmed
         if !starts {
             // Dropped: no callback.
@@ -400,7 +406,8 @@ enum TrackingScope {
         // Wrapping: one `lock xadd` (the checked `subtract` is a compare-and-swap loop with an
         // overflow test); the caller holds the reference it drops, so the count stays >= 0.
         let after = ScopeState(
-            raw: record.pointee.state.wrappingSubtract(ScopeState.oneInFlight, ordering: .acquiringAndReleasing).newValue)
+            raw: record.pointee.state.wrappingSubtract(ScopeState.oneInFlight, ordering: .acquiringAndReleasing)
+                .newValue)
         after._checkInvariants()
         if after.isDone { ScopeTable.shared.recycle(index, from: after) }
     }

@@ -51,10 +51,13 @@ struct Model {
     /// The names of the tracked properties, in declaration order: their indices.
     let tracked: [String]
 
-    init?(_ declaration: some DeclGroupSyntax, diagnosingAt node: AttributeSyntax?, in context: some MacroExpansionContext) {
+    init?(
+        _ declaration: some DeclGroupSyntax, diagnosingAt node: AttributeSyntax?, in context: some MacroExpansionContext
+    ) {
         guard let model = declaration.as(ClassDeclSyntax.self) else {
             if let node {
-                context.diagnose(Diagnostic(node: Syntax(node), message: ModelDiagnostic.notAClass(Self.kind(of: declaration))))
+                context.diagnose(
+                    Diagnostic(node: Syntax(node), message: ModelDiagnostic.notAClass(Self.kind(of: declaration))))
             }
             return nil
         }

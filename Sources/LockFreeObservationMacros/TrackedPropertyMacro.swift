@@ -73,7 +73,8 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         storage.attributes = [.attribute("@Untracked")]
         if property.isPublic { storage.attributes.append(.attribute("@usableFromInline")) }
         storage.modifiers = storage.modifiers.filter {
-            !["public", "open", "private", "fileprivate", "internal", "package", "override", "final"].contains($0.name.text)
+            !["public", "open", "private", "fileprivate", "internal", "package", "override", "final"].contains(
+                $0.name.text)
         }
         storage.modifiers = DeclModifierListSyntax(
             storage.modifiers.map { $0.with(\.leadingTrivia, []).with(\.trailingTrivia, .space) })
@@ -102,7 +103,9 @@ extension VariableDeclSyntax {
     /// and slower).
     var isString: Bool {
         guard let binding = bindings.first else { return false }
-        if let type = binding.typeAnnotation?.type.trimmedDescription { return type == "String" || type == "Swift.String" }
+        if let type = binding.typeAnnotation?.type.trimmedDescription {
+            return type == "String" || type == "Swift.String"
+        }
         return binding.initializer?.value.is(StringLiteralExprSyntax.self) ?? false
     }
 

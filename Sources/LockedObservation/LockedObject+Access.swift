@@ -78,7 +78,10 @@ func _lockedRecordAccess(_ object: LockedObject, _ property: Int) {
     // Still held: the getter's keep, with the version test it does not make, against the cursor
     // put back for it.
     if let held = thread.pointee.heldCursor,
-        !withUnsafePointer(to: object._version, { tracking_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)) }) {
+        !withUnsafePointer(
+            to: object._version, { tracking_write_in_flight(UnsafeRawPointer($0).assumingMemoryBound(to: UInt64.self)) }
+        )
+    {
         let shown = thread.pointee.cursor
         thread.pointee.cursor = held
         let kept = object._keepReadInline(property)

@@ -137,7 +137,9 @@ extension _ObserverSlots {
             if Unmanaged<_ScopeCore>.fromOpaque(core)._withUnsafeGuaranteedRef({
                 $0.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) ? $0.claim() : $0.passedByOwnWrite()
             }) {
-                if thread.pointee.pendingCount == thread.pointee.pendingCapacity { locked_tracking_grow_pending(thread) }
+                if thread.pointee.pendingCount == thread.pointee.pendingCapacity {
+                    locked_tracking_grow_pending(thread)
+                }
                 thread.pointee.pending[thread.pointee.pendingCount] = UnsafeMutableRawPointer(
                     Unmanaged<_ScopeCore>.fromOpaque(core).retain().toOpaque())
                 thread.pointee.pendingCount += 1

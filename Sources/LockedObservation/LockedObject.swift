@@ -123,7 +123,6 @@ open class LockedObject {
     package final var _observerCapacity: Int { _withObservers { $0.capacity } }
 }
 
-
 /// The layout of `LockedObject._version`; the invariants are documented there.
 @usableFromInline
 enum VersionWord {
@@ -133,7 +132,8 @@ enum VersionWord {
     @inlinable static var end: UInt64 { 1 }
     /// One begun write: added by the end of an unobserved write.
     @inlinable static var begunUnit: UInt64 { 1 << 24 }
-    @inlinable static func inFlight(_ word: UInt64) -> UInt64 { word & TRACKING_IN_FLIGHT_MASK }  // 0xFF_FFFF, as `WriteWord`'s
+    /// Writes in flight: the low 24 bits (`TRACKING_IN_FLIGHT_MASK`), as `WriteWord`'s.
+    @inlinable static func inFlight(_ word: UInt64) -> UInt64 { word & TRACKING_IN_FLIGHT_MASK }
 }
 
 /// Tells ThreadSanitizer that the lock named by `lock` was just taken. It does not see the stdlib's
@@ -144,7 +144,7 @@ enum VersionWord {
 @inline(__always)
 func _lockAcquired(_ lock: UnsafeMutableRawPointer) {
     #if DEBUG
-    locked_lock_acquired(lock)
+        locked_lock_acquired(lock)
     #endif
 }
 
@@ -152,6 +152,6 @@ func _lockAcquired(_ lock: UnsafeMutableRawPointer) {
 @inline(__always)
 func _lockReleasing(_ lock: UnsafeMutableRawPointer) {
     #if DEBUG
-    locked_lock_releasing(lock)
+        locked_lock_releasing(lock)
     #endif
 }

@@ -79,7 +79,8 @@ struct _Dependency {
     /// A hole, left where a long list lost a dependency (`_ScopeCore.holes`): no object, no key
     /// (as a dependency taken over), no properties and no slot.
     static var hole: _Dependency {
-        var hole = _Dependency(object: UnsafeMutableRawPointer(bitPattern: 1).unsafelyUnwrapped, mask: 0, version: 0, word: 0, position: 0)
+        var hole = _Dependency(
+            object: UnsafeMutableRawPointer(bitPattern: 1).unsafelyUnwrapped, mask: 0, version: 0, word: 0, position: 0)
         hole.object = nil
         hole.key = 0
         return hole
@@ -221,7 +222,10 @@ final class _ScopeCore: @unchecked Sendable {
     ///     any   -> closed  cancel; fired -> closed also the close after a non-reusable scope's callback
     ///
     /// A continuous scope stays armed when claimed.
-    enum Phase: UInt8 { case idle = 0, armed, fired, closed }
+    enum Phase: UInt8 {
+        case idle = 0
+        case armed, fired, closed
+    }
     let phase = Atomic<UInt8>(Phase.idle.rawValue)
     let continuous: Bool
     /// A `withTracking` scope: nobody re-runs it, so it closes (drops its slots and objects) once
@@ -313,7 +317,9 @@ final class _ScopeCore: @unchecked Sendable {
     deinit {
         // Only reached when no slot holds the scope; objects still listed (a scope that never
         // installed, e.g. one whose body trapped) are released.
-        for i in 0..<depCount { if let object = deps[i].object { Unmanaged<LockedObject>.fromOpaque(object).release() } }
+        for i in 0..<depCount {
+            if let object = deps[i].object { Unmanaged<LockedObject>.fromOpaque(object).release() }
+        }
         _DependencyList.deallocate(deps)
         _DependencyList.deallocate(next)
         if let spare { _DependencyList.deallocate(spare) }
@@ -452,7 +458,8 @@ final class _ScopeCore: @unchecked Sendable {
         guard frame.tracking else { return }
         let thread = locked_tracking_state().unsafelyUnwrapped
         if frame.keeping {
-            cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<DependencyHead>.stride
+            cursor =
+                (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<DependencyHead>.stride
             let bitsRead = thread.pointee.bitsRead
             runner.store(0, ordering: .relaxed)
             restore(frame, thread)
@@ -460,7 +467,8 @@ final class _ScopeCore: @unchecked Sendable {
             // tell (as `finishKept`'s first test; a cancel inside the run marks it reshaped). Only
             // what scopes nested in it let go of is left to release (no scope runs now).
             if _fastPath(
-                nextCount == 0 && cursor == depCount && cursor &+ bitsRead == watchedBits && !reshaped && !displacing) {
+                nextCount == 0 && cursor == depCount && cursor &+ bitsRead == watchedBits && !reshaped && !displacing)
+            {
                 lastRunSlotUpdates = 0
                 if _slowPath(thread.pointee.releasedCount != 0) { Self.releaseDeferred(thread) }
                 return
@@ -527,7 +535,9 @@ final class _ScopeCore: @unchecked Sendable {
         thread.pointee.heldCursor ?? thread.pointee.cursor.unsafelyUnwrapped
     }
 
-    private static func setRunCursor(_ thread: UnsafeMutablePointer<locked_tracking_thread>, _ cursor: UnsafeMutableRawPointer) {
+    private static func setRunCursor(
+        _ thread: UnsafeMutablePointer<locked_tracking_thread>, _ cursor: UnsafeMutableRawPointer
+    ) {
         if thread.pointee.heldCursor != nil {
             thread.pointee.heldCursor = cursor
         } else {
@@ -620,7 +630,8 @@ final class _ScopeCore: @unchecked Sendable {
         let thread = locked_tracking_state().unsafelyUnwrapped
         let keeping = thread.pointee.run == Unmanaged.passUnretained(self).toOpaque() && isKeeping
         if keeping {
-            cursor = (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<DependencyHead>.stride
+            cursor =
+                (Self.runCursor(thread) - UnsafeMutableRawPointer(deps.heads)) / MemoryLayout<DependencyHead>.stride
             if cursor < depCount && deps[cursor].isHole {
                 // Holes are passed as dependencies not kept, and the read matched after them.
                 repeat {
@@ -630,7 +641,9 @@ final class _ScopeCore: @unchecked Sendable {
                 Self.setRunCursor(thread, UnsafeMutableRawPointer(deps.heads + cursor))
                 if object._keepReadInline(property) { return }
             }
-            if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread, version: recorded) { return }
+            if readKeptAgain(UInt(bitPattern: raw) | UInt(word) << 48, bit, object, thread, version: recorded) {
+                return
+            }
         }
         // (A list has room for a sentinel after its capacity: it becomes `deps`, which a cursor walks.)
         if nextCount == nextCapacity { grow(&next, &nextCapacity, nextCount) }
@@ -661,7 +674,8 @@ final class _ScopeCore: @unchecked Sendable {
             // Not during a write in flight (as the lock-free registrar's `_displaceLastDependency`):
             // such a read is an entry, its slot marked straddling at its install.
             if keeping && !displacing && cursor &+ 1 == depCount && deps[cursor].object != nil
-                && VersionWord.inFlight(version) == 0 {
+                && VersionWord.inFlight(version) == 0
+            {
                 displaceLast(with: entry, bit, thread)
                 return
             }
@@ -975,7 +989,8 @@ final class _ScopeCore: @unchecked Sendable {
         // and no entry lands on a kept dependency still to be moved. Forward (spans towards the
         // front, each entry before the next span still to move): in the walk's own order.
         // Backward (the reverse, an insertion): in reverse, recorded (a few steps, on the stack).
-        var forward = true, backward = true
+        var forward = true
+        var backward = true
         var sourceEnd = 0  // where the last span so far ends in `deps`
         var steps = 0
         let count = mergeKept(
@@ -1056,11 +1071,15 @@ final class _ScopeCore: @unchecked Sendable {
     ) -> Int {
         let kept = cursor
         let holesAllowed = runsWithHoles < DependencyHoles.runLimit
-        var count = 0, e = 0, skip = 0, j = 0
+        var count = 0
+        var e = 0
+        var skip = 0
+        var j = 0
         while true {
             if e < nextCount && Int(next[e].position) <= j {
                 // Where the next span of kept dependencies starts in `deps` (`kept`: none left).
-                var nextSpan = j, k = skip
+                var nextSpan = j
+                var k = skip
                 while nextSpan < kept && k < notKeptCount && notKept.unsafelyUnwrapped[k] == nextSpan {
                     nextSpan += 1
                     k += 1

@@ -1,8 +1,8 @@
+import LockFreeObservation
 import Synchronization
 import Testing
 
 @testable import Workloads
-import LockFreeObservation
 
 // The scenarios of Apple's "Managing model data in your app", run on every contender through the
 // `Contender` protocol, with a tiny stand-in for a view. Fine-grained contenders (lockfree, apple)
@@ -258,7 +258,11 @@ func notifications<C: Contender>(_: C.Type, _ view: ViewKind, _ change: Change) 
                     #expect(view.output == count)
                 }
                 step({ fixture.books[1].isAvailable = true }, count: 3)
-                step({ fixture.library.insert(C.Book(id: 3, title: "3", author: fixture.bob, isAvailable: false), at: 0) }, count: 3)
+                step(
+                    {
+                        fixture.library.insert(
+                            C.Book(id: 3, title: "3", author: fixture.bob, isAvailable: false), at: 0)
+                    }, count: 3)
                 step({ library.books[0].isAvailable = true }, count: 4)
                 step({ _ = library.remove(at: 1) }, count: 3)
                 step({ library.books = [] }, count: 0)

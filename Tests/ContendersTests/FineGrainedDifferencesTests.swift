@@ -1,9 +1,9 @@
 import Glibc
+import LockFreeObservation
 import Observation
 import Testing
 
 @testable import Workloads
-import LockFreeObservation
 
 // Where lockfree and apple (Observation on Swift 6.3.1) do NOT agree. Each test pins both sides, so
 // that a change of either (a registrar change, or a toolchain whose Observation closes the
@@ -16,10 +16,12 @@ private func onNewThread(_ body: @escaping @Sendable () -> Void) {
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
     var thread = pthread_t()
-    let created = pthread_create(&thread, nil, { argument in
-        Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
-        return nil
-    }, Unmanaged.passRetained(Box(body)).toOpaque())
+    let created = pthread_create(
+        &thread, nil,
+        { argument in
+            Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+            return nil
+        }, Unmanaged.passRetained(Box(body)).toOpaque())
     precondition(created == 0)
     pthread_join(thread, nil)
 }
@@ -32,20 +34,24 @@ private func onNewThread(_ body: @escaping @Sendable () -> Void) {
         let lockfreeAuthor = LockFree.Author(name: "a")
         let lockfreeRef = Unchecked(lockfreeAuthor)
         let lockfree = Tally()
-        withTracking({ _ = lockfreeAuthor.name }, onChange: {
-            lockfree.bump()
-            if lockfree.value < 3 { lockfreeRef.value.name += "!" }
-        })
+        withTracking(
+            { _ = lockfreeAuthor.name },
+            onChange: {
+                lockfree.bump()
+                if lockfree.value < 3 { lockfreeRef.value.name += "!" }
+            })
         lockfreeAuthor.name = "b"
         #expect(lockfree.value == 1)
 
         let appleAuthor = Apple.Author(name: "a")
         let appleRef = Unchecked(appleAuthor)
         let apple = Tally()
-        withObservationTracking({ _ = appleAuthor.name }, onChange: {
-            apple.bump()
-            if apple.value < 3 { appleRef.value.name += "!" }
-        })
+        withObservationTracking(
+            { _ = appleAuthor.name },
+            onChange: {
+                apple.bump()
+                if apple.value < 3 { appleRef.value.name += "!" }
+            })
         appleAuthor.name = "b"
         #expect(apple.value == 3)
     }
@@ -57,19 +63,21 @@ private func onNewThread(_ body: @escaping @Sendable () -> Void) {
         let lockfreeBook = LockFree.Book(id: 0, title: "t", author: LockFree.Author(name: "a"), isAvailable: true)
         let lockfreeRef = Unchecked(lockfreeBook)
         let lockfree = Tally()
-        withTracking({
-            _ = lockfreeBook.title
-            onNewThread { lockfreeRef.value.title = "u" }
-        }, onChange: { lockfree.bump() })
+        withTracking(
+            {
+                _ = lockfreeBook.title
+                onNewThread { lockfreeRef.value.title = "u" }
+            }, onChange: { lockfree.bump() })
         #expect(lockfree.value == 1)
 
         let appleBook = Apple.Book(id: 0, title: "t", author: Apple.Author(name: "a"), isAvailable: true)
         let appleRef = Unchecked(appleBook)
         let apple = Tally()
-        withObservationTracking({
-            _ = appleBook.title
-            onNewThread { appleRef.value.title = "u" }
-        }, onChange: { apple.bump() })
+        withObservationTracking(
+            {
+                _ = appleBook.title
+                onNewThread { appleRef.value.title = "u" }
+            }, onChange: { apple.bump() })
         #expect(apple.value == 0)  // lost
         appleBook.title = "v"
         #expect(apple.value == 1)
@@ -85,28 +93,32 @@ private func onNewThread(_ body: @escaping @Sendable () -> Void) {
         let lockfreeBook = LockFree.Book(id: 0, title: "t", author: LockFree.Author(name: "a"), isAvailable: true)
         let lockfreeRef = Unchecked(lockfreeBook)
         let lockfree = Tally()
-        withTracking({
-            _ = lockfreeBook.title
-            onNewThread { lockfreeRef.value.isAvailable = false }
-        }, onChange: { lockfree.bump() })
+        withTracking(
+            {
+                _ = lockfreeBook.title
+                onNewThread { lockfreeRef.value.isAvailable = false }
+            }, onChange: { lockfree.bump() })
         #expect(lockfree.value == 0)
 
         let nested = Tally()
-        withTracking({
-            withTracking({
-                _ = lockfreeBook.title
-                onNewThread { lockfreeRef.value.isAvailable = true }
-            }, onChange: { nested.bump() })
-        }, onChange: {})
+        withTracking(
+            {
+                withTracking(
+                    {
+                        _ = lockfreeBook.title
+                        onNewThread { lockfreeRef.value.isAvailable = true }
+                    }, onChange: { nested.bump() })
+            }, onChange: {})
         #expect(nested.value == 1)
 
         let appleBook = Apple.Book(id: 0, title: "t", author: Apple.Author(name: "a"), isAvailable: true)
         let appleRef = Unchecked(appleBook)
         let apple = Tally()
-        withObservationTracking({
-            _ = appleBook.title
-            onNewThread { appleRef.value.isAvailable = false }
-        }, onChange: { apple.bump() })
+        withObservationTracking(
+            {
+                _ = appleBook.title
+                onNewThread { appleRef.value.isAvailable = false }
+            }, onChange: { apple.bump() })
         #expect(apple.value == 0)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Workloads
 
 /// Writes `value` into property `index` (0...7) of `record`.
@@ -31,7 +32,8 @@ func setProperty<R: RecordModel>(_ record: R, _ index: Int, _ value: Int) {
                 let record = C.Record()
                 let probe = ViewProbe()
                 var subscription: C.Subscription?
-                let before = C.evaluate({ record.value(at: read) }, holding: Holdings(record), observer: probe, subscription: &subscription)
+                let before = C.evaluate(
+                    { record.value(at: read) }, holding: Holdings(record), observer: probe, subscription: &subscription)
                 setProperty(record, write, 100 + write)
                 let told = probe.count
                 #expect(before == 0)

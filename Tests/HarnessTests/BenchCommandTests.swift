@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import Harness
 
 /// Records what a command printed.
@@ -8,7 +9,9 @@ final class Recorder: Sendable {
     let out = Mutex("")
     let err = Mutex("")
     var console: Console {
-        Console(out: { t in self.out.withLock { $0 += t } }, err: { t in self.err.withLock { $0 += t } }, interactive: false)
+        Console(
+            out: { t in self.out.withLock { $0 += t } }, err: { t in self.err.withLock { $0 += t } }, interactive: false
+        )
     }
 }
 
@@ -22,8 +25,12 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
                 setups.add(1, ordering: .relaxed)
                 return Toggler()
             },
-            Benchmark(family: "books/toggle", contender: c, parameterSets: [Parameters([("n", "10")]), Parameters([("n", "100")])],
-                parameterKinds: ["n": .integer(1...1000)], expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }) { _ in
+            Benchmark(
+                family: "books/toggle", contender: c,
+                parameterSets: [Parameters([("n", "10")]), Parameters([("n", "100")])],
+                parameterKinds: ["n": .integer(1...1000)],
+                expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) }
+            ) { _ in
                 let t = Toggler()
                 t.throwing = failing && c == "apple"
                 return t
@@ -34,7 +41,9 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
 
 @Suite(.serialized) struct BenchCommandTests {
     func bench(_ recorder: Recorder, failing: Bool = false) -> Bench {
-        Bench(suite: testSuite(failing: failing), executor: InProcessExecutor(), console: recorder.console, commandLine: ["bench", "run"])
+        Bench(
+            suite: testSuite(failing: failing), executor: InProcessExecutor(), console: recorder.console,
+            commandLine: ["bench", "run"])
     }
 
     @Test func listPrintsEachNameOnce() {
@@ -51,10 +60,12 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         let output = temporaryFolder() + "/latest"
         #expect(bench(r).main(["run", "--quick", "--samples", "5", "--output", output]) == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
-        #expect(files == [
-            "books-toggle-invalidations.svg", "books-toggle-time.svg", "primitives.svg", "report-books.md", "report-primitives.md",
-            "report.md", "results.csv", "results.json",
-        ])
+        #expect(
+            files == [
+                "books-toggle-invalidations.svg", "books-toggle-time.svg", "primitives.svg", "report-books.md",
+                "report-primitives.md",
+                "report.md", "results.csv", "results.json",
+            ])
         let csv = try #require(read(output + "/results.csv"))
         #expect(csv.hasPrefix("benchmark,contender,metric,unit,samples,min,p50,p90,p99,max,mean,"))
         #expect(csv.contains("\nbooks/toggle/n=100,apple,invalidations,count,1,1,1,1,1,1,1,"))
@@ -68,7 +79,10 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
 
     @Test func formatsSelectFiles() throws {
         let output = temporaryFolder() + "/latest"
-        #expect(bench(Recorder()).main(["run", "--quick", "--samples", "5", "--filter", "primitives", "--format", "csv", "--output", output]) == 0)
+        #expect(
+            bench(Recorder()).main([
+                "run", "--quick", "--samples", "5", "--filter", "primitives", "--format", "csv", "--output", output,
+            ]) == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["results.csv"])
     }
 
@@ -77,13 +91,19 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         let output = temporaryFolder() + "/latest"
         #expect(bench(r, failing: true).main(["run", "--quick", "--samples", "5", "--output", output]) == 1)
         let err = r.err.withLock { $0 }
-        #expect(err.hasSuffix("FAILED books/toggle/n=10 on apple: oracle: row 3 is stale\nFAILED books/toggle/n=100 on apple: oracle: row 3 is stale\n"))
+        #expect(
+            err.hasSuffix(
+                "FAILED books/toggle/n=10 on apple: oracle: row 3 is stale\nFAILED books/toggle/n=100 on apple: oracle: row 3 is stale\n"
+            ))
         // Not a terminal: one progress line per run as it ends.
         #expect(err.contains("[4/6] books/toggle/n=10 apple: FAILED (oracle: row 3 is stale)\n"))
         #expect(err.contains("[3/6] books/toggle/n=10 lockfree: p50 "))
-        #expect(r.out.withLock { $0 }.hasSuffix("Failed: 2 of 6 runs: books/toggle/n=10 on apple, books/toggle/n=100 on apple (reasons above)\n"))
+        #expect(
+            r.out.withLock { $0 }.hasSuffix(
+                "Failed: 2 of 6 runs: books/toggle/n=10 on apple, books/toggle/n=100 on apple (reasons above)\n"))
         let quiet = Recorder()
-        #expect(bench(quiet, failing: true).main(["run", "--quick", "--samples", "5", "--quiet", "--output", output]) == 1)
+        #expect(
+            bench(quiet, failing: true).main(["run", "--quick", "--samples", "5", "--quiet", "--output", output]) == 1)
         #expect(quiet.err.withLock { $0 }.hasPrefix("FAILED books/toggle/n=10 on apple"))
         let set = try JSONFormat.decode(try #require(read(output + "/results.json")))
         #expect(set.results.filter { $0.failure == nil }.count == 4)
@@ -102,8 +122,11 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
     }
 
     @Test func usageErrorsExit64WithOneLine() {
-        for arguments in [["--no-such-flag"], ["run", "--samples", "banana"], ["run", "--contender", "nosuch"], ["run", "--param", "n=abc"],
-            ["run", "--param", "size=3"], ["run", "--filter", "nomatch"], ["nosuch"]] {
+        for arguments in [
+            ["--no-such-flag"], ["run", "--samples", "banana"], ["run", "--contender", "nosuch"],
+            ["run", "--param", "n=abc"],
+            ["run", "--param", "size=3"], ["run", "--filter", "nomatch"], ["nosuch"],
+        ] {
             let r = Recorder()
             #expect(bench(r).main(arguments) == 64, "\(arguments)")
             let err = r.err.withLock { $0 }
@@ -128,7 +151,8 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         let r = Recorder()
         let b = bench(r)
         #expect(b.main(["run", "--quick", "--samples", "5", "--output", output]) == 0)
-        #expect(b.main(["baseline", "save", root + "/main.json", "--input", output + "/results.json"]) == 64)  // names only
+        // `baseline save` takes a name only, not a path.
+        #expect(b.main(["baseline", "save", root + "/main.json", "--input", output + "/results.json"]) == 64)
         // Loose time and malloc tolerances: the in-process toggler's ratio is noise around 1, and
         // in-process allocation counts include what the tests running in parallel allocate.
         let thresholds = root + "/thresholds"
@@ -152,7 +176,8 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         let code = try checkAgainstEdited(r) { baseline in
             for i in baseline.results.indices {
                 let j = try #require(baseline.results[i].metrics.firstIndex { $0.name == "invalidations" })
-                baseline.results[i].metrics[j] = MetricResult(name: "invalidations", unit: "count", value: baselineInvalidations)
+                baseline.results[i].metrics[j] = MetricResult(
+                    name: "invalidations", unit: "count", value: baselineInvalidations)
             }
         }
         return (code, r.out.withLock { $0 })
@@ -161,7 +186,8 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
     @Test func checkFindsARegression() throws {
         let (code, out) = try checkAgainstEditedBaseline(invalidations: 0.5)  // measured: 1 per operation
         #expect(code == .regression)
-        #expect(out.contains("| regression | books/toggle/n=10 | lockfree | invalidations | 0.500 | 1 | exactly equal |"))
+        #expect(
+            out.contains("| regression | books/toggle/n=10 | lockfree | invalidations | 0.500 | 1 | exactly equal |"))
     }
 
     @Test func checkWithOnlyImprovementsExits4AndSaysWhatToCommit() throws {
@@ -180,7 +206,9 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         #expect(read(root + "/out/report.md") == ReportFormat.format(sampleSet(), charts: ChartSet.charts(sampleSet())))
         let c = Recorder()
         #expect(bench(c).main(["compare", input, input]) == 0)
-        #expect(c.out.withLock { $0 }.contains("| books/toggle/n=10 | lockfree | time | 13.0 ns | 13.0 ns | 0.00 ns | 1.00 (?) |"))
+        #expect(
+            c.out.withLock { $0 }.contains(
+                "| books/toggle/n=10 | lockfree | time | 13.0 ns | 13.0 ns | 0.00 ns | 1.00 (?) |"))
         #expect(bench(Recorder()).main(["compare", input, root + "/none.json"]) == 5)
         let missing = Recorder()
         #expect(bench(missing).main(["report", "--input", root + "/none.json"]) == 5)
@@ -195,7 +223,9 @@ func checkAgainstEdited(_ recorder: Recorder, edit: (inout ResultSet) throws -> 
     let bench = { (r: Recorder) in
         Bench(suite: testSuite(), executor: InProcessExecutor(), console: r.console, commandLine: ["bench", "run"])
     }
-    #expect(bench(Recorder()).main(["run", "--quick", "--samples", "5", "--filter", "books", "--output", root + "/first"]) == 0)
+    #expect(
+        bench(Recorder()).main(["run", "--quick", "--samples", "5", "--filter", "books", "--output", root + "/first"])
+            == 0)
     var baseline = try JSONFormat.decode(try #require(read(root + "/first/results.json")))
     try edit(&baseline)
     try ResultsWriter.writeFile(JSONFormat.encode(baseline), to: root + "/baseline.json")

@@ -7,7 +7,8 @@ import Testing
 /// when the baseline gates a figure the run did not measure.
 @Suite(.serialized) struct CompactResultsTests {
     func bench(_ recorder: Recorder) -> Bench {
-        Bench(suite: testSuite(), executor: InProcessExecutor(), console: recorder.console, commandLine: ["bench", "run"])
+        Bench(
+            suite: testSuite(), executor: InProcessExecutor(), console: recorder.console, commandLine: ["bench", "run"])
     }
 
     @Test func compactFormReadsBackWithOneLinePerResult() throws {
@@ -27,7 +28,10 @@ import Testing
             #expect(b.metrics.map(\.name) == a.metrics.map(\.name))
             #expect(b.metrics.map(\.unit) == a.metrics.map(\.unit))
             let (x, y) = (try #require(a.metric("time")?.summary), try #require(b.metric("time")?.summary))
-            #expect([y.p0, y.p25, y.p50, y.p75, y.p90, y.p100, y.mean] == [x.p0, x.p25, x.p50, x.p75, x.p90, x.p100, x.mean] && y.samples == x.samples)
+            #expect(
+                [y.p0, y.p25, y.p50, y.p75, y.p90, y.p100, y.mean] == [
+                    x.p0, x.p25, x.p50, x.p75, x.p90, x.p100, x.mean,
+                ] && y.samples == x.samples)
             #expect(y.p99 == SummaryJSON.rounded(x.p99, digits: 4))
             #expect(b.metric("time")?.samples == nil)
             #expect(b.metric("invalidations")?.summary == a.metric("invalidations")?.summary)
@@ -85,8 +89,10 @@ import Testing
         }
         let dirty = Recorder()
         #expect(bench(dirty).main(["baseline", "save", name, "--input", input]) == 64)
-        #expect(dirty.err.withLock { $0 }
-            == "bench: '\(input)' was measured at abc123-dirty, with uncommitted changes; commit and re-measure, or pass --allow-dirty\n")
+        #expect(
+            dirty.err.withLock { $0 }
+                == "bench: '\(input)' was measured at abc123-dirty, with uncommitted changes; commit and re-measure, or pass --allow-dirty\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: path))
         let allowed = Recorder()
         #expect(bench(allowed).main(["baseline", "save", name, "--input", input, "--allow-dirty"]) == 0)
@@ -103,12 +109,17 @@ import Testing
             counted.results[i].metrics.append(MetricResult(name: "instructions", unit: "instructions", value: 100))
         }
         let kept = try JSONFormat.decode(SummaryJSON.encode(counted, detail: .gated, keep: Baseline.gated(in: counted)))
-        #expect(kept.results.map { $0.metrics.map(\.name) } == [["mallocs", "invalidations", "instructions"], ["mallocs", "invalidations"]])
+        #expect(
+            kept.results.map { $0.metrics.map(\.name) } == [
+                ["mallocs", "invalidations", "instructions"], ["mallocs", "invalidations"],
+            ])
     }
 
     @Test func metricsChooseThePasses() throws {
         let root = temporaryFolder()
-        #expect(bench(Recorder()).main(["run", "--quick", "--samples", "5", "--metrics", "time", "--output", root + "/t"]) == 0)
+        #expect(
+            bench(Recorder()).main(["run", "--quick", "--samples", "5", "--metrics", "time", "--output", root + "/t"])
+                == 0)
         let timed = try JSONFormat.decode(try #require(read(root + "/t/results.json")))
         #expect(timed.results.allSatisfy { Set($0.metrics.map(\.name)) == ["time", "setup-time"] })
         #expect(bench(Recorder()).main(["run", "--quick", "--metrics", "counts", "--output", root + "/c"]) == 0)
@@ -117,7 +128,9 @@ import Testing
         #expect(counted.results.contains { $0.metric("invalidations")?.summary.p50 == 1 })
         let bad = Recorder()
         #expect(bench(bad).main(["run", "--metrics", "speed"]) == 64)
-        #expect(bad.err.withLock { $0 } == "bench: unknown metric group 'speed' (time, allocations, instructions, counts)\n")
+        #expect(
+            bad.err.withLock { $0 } == "bench: unknown metric group 'speed' (time, allocations, instructions, counts)\n"
+        )
     }
 
     @Test func checkFailsWithFiveOnWhatItCouldNotMeasure() throws {
@@ -149,13 +162,14 @@ import Testing
         progress.diagnostic("trees/grid [lockfree] sum 16")
         progress.diagnostic("trees/grid [lockfree] sum 16")
         progress.handle(.note("instructions not counted for 1 run(s)"))
-        #expect(r.err.withLock { $0 } == """
-            timing round 3 of 3
-            [1/2] books/toggle/n=10 lockfree: p50 13.0 ns
-            trees/grid [lockfree] sum 16
-            bench: instructions not counted for 1 run(s)
+        #expect(
+            r.err.withLock { $0 } == """
+                timing round 3 of 3
+                [1/2] books/toggle/n=10 lockfree: p50 13.0 ns
+                trees/grid [lockfree] sum 16
+                bench: instructions not counted for 1 run(s)
 
-            """)
+                """)
         let quiet = Recorder()
         let silent = ProgressReporter(console: quiet.console, quiet: true)
         silent.handle(.runEnded(index: 0, total: 2, result: result))

@@ -27,7 +27,8 @@ import Testing
         }
         var set = sampleSet()
         set.results = [
-            result("lockfree", 0, 100), result("naive", 0, 50), result("lockfree", 1000, 1100), result("naive", 1000, 4050),
+            result("lockfree", 0, 100), result("naive", 0, 50), result("lockfree", 1000, 1100),
+            result("naive", 1000, 4050),
         ]
         let section = Crossover.section(set)
         #expect(section.contains("| render/books-x/n=10 | 100 ns / 50.0 ns | 1.10 µs / 4.05 µs | from about 16.7 ns |"))
@@ -67,8 +68,10 @@ import Testing
         let section = ThreadScaling.section(set)
         #expect(section.contains("## Thread scaling"))
         #expect(section.contains("| primitives/reads-threads/threads=2 | 1.82× | 0.50× |"))
-        #expect(section.contains(
-            "| primitives/reads-threads-private/threads=2 (against primitives/reads-threads/threads=1) | 2.00× | – |"))
+        #expect(
+            section.contains(
+                "| primitives/reads-threads-private/threads=2 (against primitives/reads-threads/threads=1) | 2.00× | – |"
+            ))
         #expect(!section.contains("other-threads"))
         #expect(ThreadScaling.section(sampleSet()) == "")
     }

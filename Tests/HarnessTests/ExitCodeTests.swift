@@ -17,7 +17,8 @@ func checkStatus(againstInvalidations invalidations: Double) -> Int32 {
         return try checkAgainstEdited(Recorder()) { baseline in
             for i in baseline.results.indices {
                 let j = try #require(baseline.results[i].metrics.firstIndex { $0.name == "invalidations" })
-                baseline.results[i].metrics[j] = MetricResult(name: "invalidations", unit: "count", value: invalidations)
+                baseline.results[i].metrics[j] = MetricResult(
+                    name: "invalidations", unit: "count", value: invalidations)
             }
         }.rawValue
     } catch let error as BenchError {
@@ -35,7 +36,10 @@ func checkStatus(againstInvalidations invalidations: Double) -> Int32 {
 
     @Test func exits1WhenABenchmarkFails() async {
         await #expect(processExitsWith: .exitCode(1)) {
-            exit(quietBench(failing: true).main(["run", "--quick", "--samples", "5", "--output", temporaryFolder() + "/out"]))
+            exit(
+                quietBench(failing: true).main([
+                    "run", "--quick", "--samples", "5", "--output", temporaryFolder() + "/out",
+                ]))
         }
     }
 
@@ -82,7 +86,9 @@ func checkStatus(againstInvalidations invalidations: Double) -> Int32 {
             .deletingLastPathComponent().appendingPathComponent("Documentation/RunningBenchmarks.md")
         let text = try String(contentsOf: document, encoding: .utf8)
         let documented = text.split(separator: "\n").compactMap { line -> Int32? in
-            let cells = line.split(separator: "|", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: true).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard line.hasPrefix("| "), cells.count == 2 else { return nil }
             return Int32(cells[0])
         }

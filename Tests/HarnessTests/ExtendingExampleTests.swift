@@ -15,7 +15,10 @@ enum TSVFormat {
         var lines = [header.joined(separator: "\t")]
         for result in set.results {
             for metric in result.metrics {
-                let fields = [result.benchmark, result.contender, metric.name, metric.unit, NumberFormat.plain(metric.summary.p50)]
+                let fields = [
+                    result.benchmark, result.contender, metric.name, metric.unit,
+                    NumberFormat.plain(metric.summary.p50),
+                ]
                 lines.append(fields.joined(separator: "\t"))
             }
         }

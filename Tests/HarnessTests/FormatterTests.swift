@@ -1,10 +1,13 @@
 import Foundation
 import Testing
+
 @testable import Harness
 
 /// A small result set with known values, shared by formatter and gate tests.
-func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime: [Double] = [20, 21, 22, 23, 24, 25, 26],
-    invalidations: Double = 2, mallocs: Double = 1, failure: String? = nil) -> ResultSet {
+func sampleSet(
+    lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime: [Double] = [20, 21, 22, 23, 24, 25, 26],
+    invalidations: Double = 2, mallocs: Double = 1, failure: String? = nil
+) -> ResultSet {
     func result(_ contender: String, _ time: [Double]) -> BenchmarkResult {
         BenchmarkResult(
             benchmark: "books/toggle/n=10", family: "books/toggle", parameters: Parameters([("n", "10")]),
@@ -16,7 +19,8 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
             ], failure: contender == "apple" ? nil : failure)
     }
     let metadata = RunMetadata(
-        date: "2026-01-02T03:04:05Z", command: ["swift", "run", "-c", "release", "bench", "run", "--filter", "a b"], machine: "Linux 6 x86_64",
+        date: "2026-01-02T03:04:05Z", command: ["swift", "run", "-c", "release", "bench", "run", "--filter", "a b"],
+        machine: "Linux 6 x86_64",
         cpu: "Test CPU", cores: 2, toolchain: "6.3.1", toolchainOnPath: "unknown", allocator: "jemalloc 5.3.0",
         allocationNote: nil, gitCommit: "abc123", mode: "quick")
     return ResultSet(metadata: metadata, results: [result("lockfree", lockfreeTime), result("apple", appleTime)])
@@ -75,19 +79,23 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         floor.contender = Benchmark.floorContender
         set.results.append(floor)
         let text = SummaryTable.format(set)
-        #expect(text.hasPrefix("| benchmark | lockfree p50 | apple p50 | floor (no observation) p50 | lockfree mallocs/op | apple mallocs/op | lockfree invalidations/op | apple invalidations/op | lockfree ÷ apple |\n"))
+        #expect(
+            text.hasPrefix(
+                "| benchmark | lockfree p50 | apple p50 | floor (no observation) p50 | lockfree mallocs/op | apple mallocs/op | lockfree invalidations/op | apple invalidations/op | lockfree ÷ apple |\n"
+            ))
         #expect(text.contains("| primitives/plain-read | – | – | 13.0 ns | – | – | – | – |  |"))
         #expect(!text.contains("baseline"))
     }
 
     @Test func closingLinesNameTheFilesTheSlowestAndTheFailures() {
         let passed = SummaryTable.closing(sampleSet(), folder: "results/latest", files: ["results.csv", "report.md"])
-        #expect(passed == """
-            Results: results/latest/ (results.csv, report.md)
-            Slowest: books/toggle/n=10 on apple, 23.0 ns per operation (p50)
-            Failed: none of 2 runs
+        #expect(
+            passed == """
+                Results: results/latest/ (results.csv, report.md)
+                Slowest: books/toggle/n=10 on apple, 23.0 ns per operation (p50)
+                Failed: none of 2 runs
 
-            """)
+                """)
         let failed = SummaryTable.closing(sampleSet(failure: "missed"), folder: "out", files: ["results.json"])
         #expect(failed.hasSuffix("Failed: 1 of 2 runs: books/toggle/n=10 on lockfree (reasons above)\n"))
     }
@@ -100,17 +108,24 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
 
     @Test func reportHasSummaryRatiosVerdictLinksAndCommand() {
         let report = ReportFormat.format(sampleSet())
-        #expect(report.contains("""
-            | benchmark | invalidations/op (lockfree / apple) | lockfree p50 | apple p50 | apple ÷ lockfree | verdict |
-            |---|---:|---:|---:|---:|---|
-            | books/toggle/n=10 | 2 | 13.0 ns | 23.0 ns | 1.77× [1.25, 2.60] | lockfree fastest |
-            """))
+        #expect(
+            report.contains(
+                """
+                | benchmark | invalidations/op (lockfree / apple) | lockfree p50 | apple p50 | apple ÷ lockfree | verdict |
+                |---|---:|---:|---:|---:|---|
+                | books/toggle/n=10 | 2 | 13.0 ns | 23.0 ns | 1.77× [1.25, 2.60] | lockfree fastest |
+                """))
         #expect(report.contains("[books](report-books.md)"))
         #expect(!report.contains("<details><summary><code>"))
         #expect(report.contains("```sh\nswift run -c release bench run --filter 'a b'\n```"))
         let page = GroupReport.format(sampleSet(), group: "books")
-        #expect(page.contains("| books/toggle/n=10 | 13.0 ns / 15.9 ns | 23.0 ns / 25.9 ns | 1 / 1 | 2 / 2 | 0.57× [0.38, 0.80] |"))
-        #expect(page.contains("| benchmark | lockfree p50 / p99 | apple p50 / p99 | mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | lockfree ÷ apple (instructions; p50 time, 95% interval) |"))
+        #expect(
+            page.contains(
+                "| books/toggle/n=10 | 13.0 ns / 15.9 ns | 23.0 ns / 25.9 ns | 1 / 1 | 2 / 2 | 0.57× [0.38, 0.80] |"))
+        #expect(
+            page.contains(
+                "| benchmark | lockfree p50 / p99 | apple p50 / p99 | mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | lockfree ÷ apple (instructions; p50 time, 95% interval) |"
+            ))
         #expect(page.contains("<details><summary><code>books/toggle/n=10</code></summary>"))
         #expect(page.contains("[Summary and the run](report.md)"))
     }
@@ -119,7 +134,8 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         var set = sampleSet()
         set.metadata.instructionNote = "valgrind is not on PATH (apt-get install valgrind)"
         let without = GroupReport.format(set, group: "books")
-        #expect(without.contains("Instruction counts are unavailable: valgrind is not on PATH (apt-get install valgrind)."))
+        #expect(
+            without.contains("Instruction counts are unavailable: valgrind is not on PATH (apt-get install valgrind)."))
         #expect(!without.contains("instructions/op"))
         set.metadata.instructionNote = nil
         set.metadata.instructionCounter = "callgrind (valgrind-3.19.0)"
@@ -128,7 +144,10 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
             set.results[i].metrics.append(MetricResult(name: "instructions", unit: "instructions", value: value))
         }
         let with = GroupReport.format(set, group: "books")
-        #expect(with.contains("| mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | instructions/op (lockfree / apple) |"))
+        #expect(
+            with.contains(
+                "| mallocs/op (lockfree / apple) | invalidations/op (lockfree / apple) | instructions/op (lockfree / apple) |"
+            ))
         #expect(with.contains("| 1 / 1 | 2 / 2 | 60 / 1372 |"))
         #expect(with.contains("counted by callgrind (valgrind-3.19.0)"))
         #expect(ReportFormat.format(set).contains("| instructions | callgrind (valgrind-3.19.0) |"))
@@ -136,7 +155,8 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
 
     @Test func comparisonMarksOverlappingRanges() {
         let old = sampleSet()
-        let new = sampleSet(lockfreeTime: [30, 31, 32, 33, 34, 35, 36], appleTime: [21, 22, 23, 24, 25, 26, 27], mallocs: 3)
+        let new = sampleSet(
+            lockfreeTime: [30, 31, 32, 33, 34, 35, 36], appleTime: [21, 22, 23, 24, 25, 26, 27], mallocs: 3)
         let text = Comparison.format(old: old, new: new)
         #expect(text.contains("| books/toggle/n=10 | lockfree | time | 13.0 ns | 33.0 ns | +20.0 ns | 2.54 |"))
         #expect(text.contains("| books/toggle/n=10 | apple | time | 23.0 ns | 24.0 ns | +1.00 ns | 1.04 (?) |"))
@@ -156,9 +176,11 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         #expect(NumberFormat.ratio(RatioEstimate(ratio: 0.5, low: 0.25, high: 1)) == "0.50× [0.25, 1.00]")
         #expect(NumberFormat.ratio(RatioEstimate(ratio: 0.0146, low: 0.0139, high: 0.0153)) == "0.015× [0.014, 0.015]")
         #expect(NumberFormat.ratio(RatioEstimate(ratio: 12.34, low: nil, high: nil)) == "12.3×")
-        #expect(NumberFormat.comparison(instructions: 0.0146, time: RatioEstimate(ratio: 0.5, low: 0.25, high: 1))
-            == "0.015× instr · 0.50× [0.25, 1.00] time")
-        #expect(NumberFormat.comparison(instructions: nil, time: RatioEstimate(ratio: 0.5, low: nil, high: nil)) == "0.50×")
+        #expect(
+            NumberFormat.comparison(instructions: 0.0146, time: RatioEstimate(ratio: 0.5, low: 0.25, high: 1))
+                == "0.015× instr · 0.50× [0.25, 1.00] time")
+        #expect(
+            NumberFormat.comparison(instructions: nil, time: RatioEstimate(ratio: 0.5, low: nil, high: nil)) == "0.50×")
         #expect(NumberFormat.comparison(instructions: nil, time: nil) == "")
     }
 
@@ -189,7 +211,8 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
             series: [SVGChart.Series(name: "lockfree", points: [(x: 10, y: 100), (x: 1000, y: 10_000)])],
             yTick: NumberFormat.duration)
         // Plot area x 90...550, y 40...384; x decades 1...3, y decades 2...4.
-        #expect(svg.contains("<polyline points=\"90,384 550,40\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\"/>"))
+        #expect(
+            svg.contains("<polyline points=\"90,384 550,40\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\"/>"))
         #expect(svg.contains(">100 ns</text>"))  // y tick labels carry units
         #expect(svg.contains(">10.0 µs</text>"))
         #expect(svg.contains(">lockfree</text>"))  // legend
@@ -199,7 +222,8 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
 
     @Test func barsExact() {
         let svg = SVGChart.bars(
-            title: "T", axisLabel: "time", categories: ["a"], series: [(name: "x", values: [10])], tick: NumberFormat.duration)
+            title: "T", axisLabel: "time", categories: ["a"], series: [(name: "x", values: [10])],
+            tick: NumberFormat.duration)
         let expected = """
             <svg xmlns="http://www.w3.org/2000/svg" width="900" height="132" viewBox="0 0 900 132" font-family="sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
@@ -237,15 +261,18 @@ func sampleSet(lockfreeTime: [Double] = [10, 11, 12, 13, 14, 15, 16], appleTime:
         primitive.parameters = Parameters()
         set.results += other + [primitive]
         let charts = ChartSet.charts(set)
-        #expect(charts.map(\.fileName) == ["primitives.svg", "books-toggle-time.svg", "books-toggle-invalidations.svg"])
+        #expect(
+            charts.map(\.fileName) == ["primitives.svg", "books-toggle-time.svg", "books-toggle-invalidations.svg"])
         #expect(charts.map(\.group) == ["primitives", "books", "books"])
         let report = ReportFormat.format(set, charts: charts)
         #expect(report.contains("![books/toggle: time per operation against n](books-toggle-time.svg)"))
-        let series = ChartSet.lineSeries(set.results.filter { $0.family == "books/toggle" }, contenders: set.contenders, metric: "time")
-        #expect(series == [
-            SVGChart.Series(name: "lockfree", points: [(x: 10, y: 13), (x: 1000, y: 13)]),
-            SVGChart.Series(name: "apple", points: [(x: 10, y: 23), (x: 1000, y: 23)]),
-        ])
+        let series = ChartSet.lineSeries(
+            set.results.filter { $0.family == "books/toggle" }, contenders: set.contenders, metric: "time")
+        #expect(
+            series == [
+                SVGChart.Series(name: "lockfree", points: [(x: 10, y: 13), (x: 1000, y: 13)]),
+                SVGChart.Series(name: "apple", points: [(x: 10, y: 23), (x: 1000, y: 23)]),
+            ])
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Harness
 
 @Suite struct GateTests {
@@ -37,7 +38,9 @@ import Testing
         #expect(verdict.regressions.map(\.metric) == ["mallocs", "mallocs"])
         #expect(verdict.exitCode == .regression)
         let custom = Thresholds(mallocTolerances: ["books/toggle/n=10": 1])
-        #expect(Gate.evaluate(baseline: sampleSet(), current: sampleSet(mallocs: 1.6), thresholds: custom).exitCode == .success)
+        #expect(
+            Gate.evaluate(baseline: sampleSet(), current: sampleSet(mallocs: 1.6), thresholds: custom).exitCode
+                == .success)
     }
 
     @Test func timeIsGatedAsRatio() {
@@ -60,7 +63,8 @@ import Testing
     }
 
     @Test func failureDominates() {
-        let verdict = Gate.evaluate(baseline: sampleSet(), current: sampleSet(invalidations: 3, failure: "missed"), thresholds: thresholds)
+        let verdict = Gate.evaluate(
+            baseline: sampleSet(), current: sampleSet(invalidations: 3, failure: "missed"), thresholds: thresholds)
         #expect(verdict.failures == ["books/toggle/n=10 on lockfree"])
         #expect(verdict.exitCode == .benchmarkFailed)
     }
@@ -93,8 +97,9 @@ import Testing
         let loose = Thresholds(instructionTolerances: ["books/toggle/n=10": 1.25])
         #expect(Gate.evaluate(baseline: baseline, current: slower, thresholds: loose).exitCode == .success)
         let better = withInstructions(lockfree: 80, apple: 1000)
-        #expect(Gate.evaluate(baseline: baseline, current: better, thresholds: thresholds).improvements.map(\.metric)
-            == ["instructions"])
+        #expect(
+            Gate.evaluate(baseline: baseline, current: better, thresholds: thresholds).improvements.map(\.metric)
+                == ["instructions"])
         // Without counts on one side the time ratio is gated as before.
         #expect(Gate.evaluate(baseline: sampleSet(), current: slower, thresholds: thresholds).findings == [])
     }
@@ -121,11 +126,15 @@ import Testing
 
     @Test func baselineProblemsHaveOneLineReasons() throws {
         let root = temporaryFolder()
-        #expect(throws: BaselineError("baseline '\(root)/none.json' does not exist")) { try Baseline.load(root + "/none.json") }
+        #expect(throws: BaselineError("baseline '\(root)/none.json' does not exist")) {
+            try Baseline.load(root + "/none.json")
+        }
         try Data("{ not json".utf8).write(to: URL(fileURLWithPath: root + "/bad.json"))
         #expect(throws: BaselineError.self) { try Baseline.load(root + "/bad.json") }
         try Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/empty.json"))
-        #expect(throws: BaselineError("baseline '\(root)/empty.json' is not a results.json: missing key 'schemaVersion'")) {
+        #expect(
+            throws: BaselineError("baseline '\(root)/empty.json' is not a results.json: missing key 'schemaVersion'")
+        ) {
             try Baseline.load(root + "/empty.json")
         }
         #expect(throws: BaselineError("baseline was measured with Swift 6.3.1, this is Swift 6.4")) {
@@ -138,7 +147,8 @@ import Testing
         injected.metadata.faultInjections = ["BENCH_SELFCHECK_EXTRA_ALLOCATION"]
         #expect(
             throws: BaselineError(
-                "baseline was measured by a build with injected faults (BENCH_SELFCHECK_EXTRA_ALLOCATION), not a real measurement")
+                "baseline was measured by a build with injected faults (BENCH_SELFCHECK_EXTRA_ALLOCATION), not a real measurement"
+            )
         ) {
             try Baseline.checkComparable(injected, toolchain: "6.3.1", allocator: "jemalloc 5.3.0")
         }
@@ -160,53 +170,64 @@ import Testing
     /// contender only: counts that vary are not gated, and mallocs get the declared tolerance.
     @Test func declaredThreadTimingIsGatedAsDeclared() {
         func run(_ contender: String, _ timing: ThreadTiming) -> PlannedRun {
-            let benchmark = Benchmark(family: "books/toggle", contender: contender, parameterKinds: ["n": .integer(1...100)]) { _ in
+            let benchmark = Benchmark(
+                family: "books/toggle", contender: contender, parameterKinds: ["n": .integer(1...100)]
+            ) { _ in
                 Toggler()
             }.onThreads { params in params.int("n", default: 0) == 10 ? timing : .oneThread }
             return PlannedRun(benchmark: benchmark, parameters: Parameters([("n", "10")]))
         }
         let changed = sampleSet(invalidations: 3, mallocs: 40)
         let undeclared = Gate.evaluate(baseline: sampleSet(), current: changed, thresholds: Thresholds())
-        #expect(undeclared.regressions.map(\.metric).sorted() == ["invalidations", "invalidations", "mallocs", "mallocs"])
+        #expect(
+            undeclared.regressions.map(\.metric).sorted() == ["invalidations", "invalidations", "mallocs", "mallocs"])
 
         let varying = Thresholds().declaring([
             run("lockfree", .timingDependent(countsVary: true, mallocTolerance: 64)), run("apple", .exactOnThreads),
         ])
         let verdict = Gate.evaluate(baseline: sampleSet(), current: changed, thresholds: varying)
-        #expect(verdict.regressions.map { "\($0.contender) \($0.metric)" }.sorted() == ["apple invalidations", "apple mallocs"])
+        #expect(
+            verdict.regressions.map { "\($0.contender) \($0.metric)" }.sorted() == [
+                "apple invalidations", "apple mallocs",
+            ])
         #expect(varying.mallocTolerance(for: "books/toggle/n=10", contender: "lockfree") == 64)
         #expect(varying.mallocTolerance(for: "books/toggle/n=20", contender: "lockfree") == 0.5)
 
-        let unbounded = Thresholds().declaring([run("lockfree", .timingDependent(countsVary: false, mallocTolerance: .infinity))])
+        let unbounded = Thresholds().declaring([
+            run("lockfree", .timingDependent(countsVary: false, mallocTolerance: .infinity))
+        ])
         let exactCounts = Gate.evaluate(baseline: sampleSet(), current: changed, thresholds: unbounded)
-        #expect(exactCounts.regressions.map { "\($0.contender) \($0.metric)" }.sorted()
-            == ["apple invalidations", "apple mallocs", "lockfree invalidations"])
+        #expect(
+            exactCounts.regressions.map { "\($0.contender) \($0.metric)" }.sorted()
+                == ["apple invalidations", "apple mallocs", "lockfree invalidations"])
     }
 
     @Test func thresholdsFileIsCreatedWithDefaults() throws {
         let path = temporaryFolder() + "/thresholds/6.3.1.json"
         #expect(try Thresholds.loadOrCreate(path) == Thresholds())
-        #expect(read(path) == """
-            {
-              "instructionTolerance" : 1.1,
-              "instructionTolerances" : {
+        #expect(
+            read(path) == """
+                {
+                  "instructionTolerance" : 1.1,
+                  "instructionTolerances" : {
 
-              },
-              "mallocTolerance" : 0.5,
-              "mallocTolerances" : {
+                  },
+                  "mallocTolerance" : 0.5,
+                  "mallocTolerances" : {
 
-              },
-              "nondeterministicCounts" : [
+                  },
+                  "nondeterministicCounts" : [
 
-              ],
-              "timeRatioTolerance" : 5,
-              "timeRatioTolerances" : {
+                  ],
+                  "timeRatioTolerance" : 5,
+                  "timeRatioTolerances" : {
 
-              }
-            }
+                  }
+                }
 
-            """)
-        try Data("{\"mallocTolerance\": 2, \"mallocTolerances\": {}, \"timeRatioTolerance\": 1.1}".utf8).write(to: URL(fileURLWithPath: path))
+                """)
+        try Data("{\"mallocTolerance\": 2, \"mallocTolerances\": {}, \"timeRatioTolerance\": 1.1}".utf8).write(
+            to: URL(fileURLWithPath: path))
         #expect(try Thresholds.loadOrCreate(path) == Thresholds(mallocTolerance: 2, timeRatioTolerance: 1.1))
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Harness
 
 /// A workload's own measurements (`BenchmarkInstance.measuredMetrics`): recorded by the timing

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Harness
 
 /// Counts like a view graph would: per operation one notification and one invalidation, and an
@@ -25,7 +26,9 @@ final class Toggler: BenchmarkInstance {
     var extraMetrics: [String: Double] { ["sum": 16, "count": 5] }
 }
 
-func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable (Toggler) -> Void = { _ in }) -> Benchmark {
+func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable (Toggler) -> Void = { _ in })
+    -> Benchmark
+{
     var counts: (@Sendable (Parameters) -> InvalidationCounts?)?
     if let expected { counts = { _ in expected } }
     return Benchmark(family: "test/toggle", contender: "lockfree", expectedCounts: counts) { _ in
@@ -66,7 +69,8 @@ func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable
         let few = Measurer.timingPass(toggler(), Parameters(), plan: capped, clock: Ticking().read)
         #expect(few.metrics.first { $0.name == "time" }?.samples?.count == 4)
         // 50 samples wanted, but sampling gives up at 4 x 20 ms: the 27th sample (81 ms).
-        let wanting = TimingPlan(budgetNanoseconds: 20_000_000, maxSamples: 100, minSamples: 50, targetSampleNanoseconds: 20_000)
+        let wanting = TimingPlan(
+            budgetNanoseconds: 20_000_000, maxSamples: 100, minSamples: 50, targetSampleNanoseconds: 20_000)
         let most = Measurer.timingPass(toggler(), Parameters(), plan: wanting, clock: Ticking().read)
         #expect(most.metrics.first { $0.name == "time" }?.samples?.count == 27)
     }
@@ -81,7 +85,8 @@ func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable
     }
 
     @Test func countingPassReportsPerOperation() {
-        let report = Measurer.countingPass(toggler(expected: InvalidationCounts(notifications: 1, invalidations: 1)), Parameters(), operations: 100)
+        let report = Measurer.countingPass(
+            toggler(expected: InvalidationCounts(notifications: 1, invalidations: 1)), Parameters(), operations: 100)
         #expect(report.failure == nil)
         let value = { (name: String) in report.metrics.first { $0.name == name }?.summary.p50 }
         #expect(value("notifications") == 1)
@@ -91,16 +96,20 @@ func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable
         #expect(value("sum") == 16)
         #expect(value("count") == 5)
         #if Jemalloc
-        #expect(value("mallocs") ?? 0 >= 1)
-        #expect(value("retained-bytes") != nil)
+            #expect(value("mallocs") ?? 0 >= 1)
+            #expect(value("retained-bytes") != nil)
         #else
-        #expect(value("mallocs") == nil)
+            #expect(value("mallocs") == nil)
         #endif
     }
 
     @Test func expectedCountMismatchFails() {
-        let report = Measurer.countingPass(toggler(expected: InvalidationCounts(notifications: 2, invalidations: 1)), Parameters(), operations: 10)
-        #expect(report.failure == "counts over 10 operations differ from expected: measured notifications 10, invalidations 10, evaluations 0, unnecessary 0, missed 0; expected notifications 20, invalidations 10, evaluations 0, unnecessary 0, missed 0")
+        let report = Measurer.countingPass(
+            toggler(expected: InvalidationCounts(notifications: 2, invalidations: 1)), Parameters(), operations: 10)
+        #expect(
+            report.failure
+                == "counts over 10 operations differ from expected: measured notifications 10, invalidations 10, evaluations 0, unnecessary 0, missed 0; expected notifications 20, invalidations 10, evaluations 0, unnecessary 0, missed 0"
+        )
     }
 
     @Test func missedUpdateFails() {

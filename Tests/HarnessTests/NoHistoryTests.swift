@@ -12,8 +12,11 @@ import Testing
     /// An "item N" reference: "item 3", "items 12 and 13".
     static let patterns: [(what: String, regex: NSRegularExpression)] = [
         ("commit hash", try! NSRegularExpression(pattern: "`(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}`")),
-        ("commit hash", try! NSRegularExpression(
-            pattern: "\\b(?i:commits?)\\s+`?(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\\b")),
+        (
+            "commit hash",
+            try! NSRegularExpression(
+                pattern: "\\b(?i:commits?)\\s+`?(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\\b")
+        ),
         ("item reference", try! NSRegularExpression(pattern: "\\b(?i:items?)\\s+[0-9]+\\b")),
     ]
 
@@ -21,7 +24,8 @@ import Testing
     static func files() -> [URL] {
         var files = [root.appendingPathComponent("README.md")]
         for folder in ["Documentation", "Sources"] {
-            let enumerator = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
+            let enumerator = FileManager.default.enumerator(
+                at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
             while let url = enumerator?.nextObject() as? URL {
                 if ["swift", "md", "c", "h"].contains(url.pathExtension) { files.append(url) }
             }
@@ -36,7 +40,10 @@ import Testing
         var generated = false
         for (number, line) in text.components(separatedBy: "\n").enumerated() {
             if line.contains("<!-- results:begin -->") { generated = true }
-            if line.contains("<!-- results:end -->") { generated = false; continue }
+            if line.contains("<!-- results:end -->") {
+                generated = false
+                continue
+            }
             if generated { continue }
             let range = NSRange(line.startIndex..., in: line)
             for (what, regex) in patterns {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Harness
 
 @Suite struct ParserTests {
@@ -23,25 +24,40 @@ import Testing
         expected.output = "/tmp/out"
         expected.formats = [.csv, .markdown]
         let parsed = try Parser.parse([
-            "run", "--filter", "books/.*", "--contender", "lockfree,apple", "--contender=naive", "--quick", "--samples", "50",
+            "run", "--filter", "books/.*", "--contender", "lockfree,apple", "--contender=naive", "--quick", "--samples",
+            "50",
             "--param", "n=100", "--param=mode=a=b", "--output", "/tmp/out", "--format", "csv,md",
         ])
         #expect(parsed == .run(expected))
-        #expect(try Parser.parse(["--quick"]) == .run({ var o = RunOptions(); o.quick = true; return o }()))
+        #expect(
+            try Parser.parse(["--quick"])
+                == .run(
+                    {
+                        var o = RunOptions()
+                        o.quick = true
+                        return o
+                    }()))
     }
 
     @Test func otherSubcommands() throws {
         #expect(try Parser.parse(["list"]) == .list(filter: nil))
         #expect(try Parser.parse(["list", "--filter", "prim"]) == .list(filter: "prim"))
         #expect(try Parser.parse(["report"]) == .report(input: "results/latest/results.json", output: nil))
-        #expect(try Parser.parse(["report", "--input", "a.json", "--output", "d"]) == .report(input: "a.json", output: "d"))
-        #expect(try Parser.parse(["baseline", "save", "main"]) == .baselineSave(name: "main", input: "results/latest/results.json"))
-        #expect(try Parser.parse(["report", "--format", "json,csv"]) == .report(input: "results/latest/results.json", output: nil, formats: [.json, .csv]))
-        #expect(try Parser.parse(["report", "--format", "github-action-benchmark"])
-            == .report(input: "results/latest/results.json", output: nil, formats: [.githubActionBenchmark]))
+        #expect(
+            try Parser.parse(["report", "--input", "a.json", "--output", "d"]) == .report(input: "a.json", output: "d"))
+        #expect(
+            try Parser.parse(["baseline", "save", "main"])
+                == .baselineSave(name: "main", input: "results/latest/results.json"))
+        #expect(
+            try Parser.parse(["report", "--format", "json,csv"])
+                == .report(input: "results/latest/results.json", output: nil, formats: [.json, .csv]))
+        #expect(
+            try Parser.parse(["report", "--format", "github-action-benchmark"])
+                == .report(input: "results/latest/results.json", output: nil, formats: [.githubActionBenchmark]))
         #expect(RunOptions().formats == [.csv, .json, .markdown])
-        #expect(try Parser.parse(["baseline", "save", "main", "--allow-dirty"])
-            == .baselineSave(name: "main", input: "results/latest/results.json", allowDirty: true))
+        #expect(
+            try Parser.parse(["baseline", "save", "main", "--allow-dirty"])
+                == .baselineSave(name: "main", input: "results/latest/results.json", allowDirty: true))
         var chosen = RunOptions()
         chosen.metrics = [.time, .counts]
         chosen.quiet = true
@@ -74,7 +90,9 @@ import Testing
         #expect(usageError(["run", "--filter", "--quick"]) == "--filter needs a value")
         #expect(usageError(["run", "--param", "n"]) == "--param wants key=value, not 'n'")
         #expect(usageError(["run", "--param", "=3"]) == "--param wants key=value, not '=3'")
-        #expect(usageError(["run", "--format", "pdf"]) == "unknown format 'pdf' (csv, json, markdown, github-action-benchmark)")
+        #expect(
+            usageError(["run", "--format", "pdf"])
+                == "unknown format 'pdf' (csv, json, markdown, github-action-benchmark)")
         #expect(usageError(["run", "--quick", "--full"]) == "--quick and --full exclude each other")
         #expect(usageError(["run", "--quick=yes"]) == "--quick takes no value")
         #expect(usageError(["run", "stray"]) == "unexpected argument 'stray'")

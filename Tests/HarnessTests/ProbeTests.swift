@@ -22,10 +22,11 @@ import Testing
         let lines = try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
             try JSONDecoder().decode(Probe.Line.self, from: Data($0.utf8))
         }
-        #expect(lines.map(\.benchmark) == [
-            "primitives/untracked-read", "primitives/mutation-unobserved/objects=1",
-            "primitives/track-properties-fire/properties=1", "primitives/track-objects-fire/objects=64",
-        ])
+        #expect(
+            lines.map(\.benchmark) == [
+                "primitives/untracked-read", "primitives/mutation-unobserved/objects=1",
+                "primitives/track-properties-fire/properties=1", "primitives/track-objects-fire/objects=64",
+            ])
         #expect(lines.allSatisfy { $0.best > 0 && $0.best <= $0.p50 })
         // With jemalloc (the default trait), every line counts mallocs: a registrar track / fire
         // cycle allocates, reads allocate nothing. Without it (the probe is built with the same
@@ -57,9 +58,10 @@ import Testing
             moved.results[i].metrics[j].processes = [3, 4]
         }
         Probe.attach(["books/toggle/n=10": .init(p50: 20)], to: &moved)
-        #expect(Probe.section(moved).contains(
-            "| 2.00 | differ by more than 1.3x: the suite's 2 processes took 21.0 ns to 41.5 ns (the machine's speed modes);"
-                + " the closest, 21.0 ns, agrees (1.05) |"))
+        #expect(
+            Probe.section(moved).contains(
+                "| 2.00 | differ by more than 1.3x: the suite's 2 processes took 21.0 ns to 41.5 ns (the machine's speed modes);"
+                    + " the closest, 21.0 ns, agrees (1.05) |"))
         #expect(ReportFormat.format(set).contains("## Agreement with an outside measurement"))
         #expect(Probe.executable(beside: "/nonexistent/bench") == nil)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Harness
 
 /// A result set shaped like the default suite: six groups, 164 benchmarks with names as long as
@@ -12,7 +13,12 @@ func representativeSet() -> ResultSet {
         ("books", (0..<25).map { "books/toggle-available-\($0)/n=100000/visible=50" }),
         ("settings", (0..<5).map { "settings/class-fields-\($0)" }),
         ("observation", (0..<3).map { "observation/continuous-logger-\($0)/changes=1000" }),
-        ("render", (0..<76).map { "render/books-update-every-10th-\($0 / 4)/n=1000/visible=50/render=\([0, 500, 2000, 10000][$0 % 4])" }),
+        (
+            "render",
+            (0..<76).map {
+                "render/books-update-every-10th-\($0 / 4)/n=1000/visible=50/render=\([0, 500, 2000, 10000][$0 % 4])"
+            }
+        ),
     ]
     let contenders = ["lockfree", "locked", "apple", "naive"]
     var results: [BenchmarkResult] = []
@@ -20,10 +26,11 @@ func representativeSet() -> ResultSet {
         for (i, name) in names.enumerated() {
             let parts = name.split(separator: "/")
             let family = parts.filter { !$0.contains("=") }.joined(separator: "/")
-            let parameters = Parameters(parts.filter { $0.contains("=") }.map { part in
-                let kv = part.split(separator: "=", maxSplits: 1)
-                return (String(kv[0]), String(kv[1]))
-            })
+            let parameters = Parameters(
+                parts.filter { $0.contains("=") }.map { part in
+                    let kv = part.split(separator: "=", maxSplits: 1)
+                    return (String(kv[0]), String(kv[1]))
+                })
             let scale: [Double] = [1, 1.3, 950, 0.9, 0.2]
             let ran = contenders + (i % 10 == 0 ? [Benchmark.floorContender] : [])
             for (c, contender) in ran.enumerated() {
@@ -33,22 +40,24 @@ func representativeSet() -> ResultSet {
                     let drift = Double(k / 20) / 40
                     return base * (1 + spread + drift)
                 }
-                results.append(BenchmarkResult(
-                    benchmark: name, family: family, parameters: parameters, contender: contender,
-                    metrics: [
-                        MetricResult(name: MetricName.time, unit: "ns", summary: Summary(samples), samples: samples,
-                            processes: Array(repeating: 20, count: 5)),
-                        MetricResult(name: MetricName.setupTime, unit: "ns", value: 56144),
-                        MetricResult(name: MetricName.retainedBytes, unit: "bytes", value: 1_017_008),
-                        MetricResult(name: MetricName.mallocs, unit: "count", value: c == 2 ? 4111 : 0),
-                        MetricResult(name: MetricName.bytes, unit: "bytes", value: c == 2 ? 299_976 : 0),
-                        MetricResult(name: MetricName.notifications, unit: "count", value: 1),
-                        MetricResult(name: MetricName.invalidations, unit: "count", value: c == 3 ? 1000 : 1),
-                        MetricResult(name: MetricName.evaluations, unit: "count", value: 1),
-                        MetricResult(name: MetricName.unnecessary, unit: "count", value: 0),
-                        MetricResult(name: MetricName.missed, unit: "count", value: 0),
-                        MetricResult(name: MetricName.instructions, unit: "instructions", value: base * 4.5),
-                    ]))
+                results.append(
+                    BenchmarkResult(
+                        benchmark: name, family: family, parameters: parameters, contender: contender,
+                        metrics: [
+                            MetricResult(
+                                name: MetricName.time, unit: "ns", summary: Summary(samples), samples: samples,
+                                processes: Array(repeating: 20, count: 5)),
+                            MetricResult(name: MetricName.setupTime, unit: "ns", value: 56144),
+                            MetricResult(name: MetricName.retainedBytes, unit: "bytes", value: 1_017_008),
+                            MetricResult(name: MetricName.mallocs, unit: "count", value: c == 2 ? 4111 : 0),
+                            MetricResult(name: MetricName.bytes, unit: "bytes", value: c == 2 ? 299_976 : 0),
+                            MetricResult(name: MetricName.notifications, unit: "count", value: 1),
+                            MetricResult(name: MetricName.invalidations, unit: "count", value: c == 3 ? 1000 : 1),
+                            MetricResult(name: MetricName.evaluations, unit: "count", value: 1),
+                            MetricResult(name: MetricName.unnecessary, unit: "count", value: 0),
+                            MetricResult(name: MetricName.missed, unit: "count", value: 0),
+                            MetricResult(name: MetricName.instructions, unit: "instructions", value: base * 4.5),
+                        ]))
             }
         }
     }
@@ -90,13 +99,17 @@ func section(_ title: String, of text: String) -> String {
         try #require(tables.count == 1)
         #expect(tables[0].count == 2 + 164)
         #expect(tables[0].allSatisfy { $0 == 8 })
-        #expect(report.contains("| benchmark | invalidations/op (lockfree / apple / naive) | lockfree p50 | apple p50 | naive p50 | apple ÷ lockfree | lockfree ÷ naive | verdict |\n"))
+        #expect(
+            report.contains(
+                "| benchmark | invalidations/op (lockfree / apple / naive) | lockfree p50 | apple p50 | naive p50 | apple ÷ lockfree | lockfree ÷ naive | verdict |\n"
+            ))
     }
 
     @Test func everyTableKeepsItsColumnCount() {
         let set = representativeSet()
         let charts = ChartSet.charts(set)
-        for page in [ReportFormat.format(set, charts: charts)] + GroupReport.pages(set, charts: charts).map(\.contents) {
+        for page in [ReportFormat.format(set, charts: charts)] + GroupReport.pages(set, charts: charts).map(\.contents)
+        {
             for table in tableColumnCounts(page) {
                 #expect(Set(table).count == 1, "a table with rows of \(Set(table).sorted()) cells")
             }
@@ -129,7 +142,8 @@ func section(_ title: String, of text: String) -> String {
         #expect(Verdict.outcome(ratio(0.9, 1.1)) == .withinNoise)
         #expect(Verdict.outcome(ratio(nil, nil)) == .undecided)
         func verdict(_ outcomes: [Verdict.Outcome]) -> String {
-            Verdict(contender: "lockfree", outcomes: zip(["apple", "naive"], outcomes).map { Verdict.Versus($0, $1) }).text
+            Verdict(contender: "lockfree", outcomes: zip(["apple", "naive"], outcomes).map { Verdict.Versus($0, $1) })
+                .text
         }
         #expect(verdict([.faster, .faster]) == "lockfree fastest")
         #expect(verdict([.slower, .slower]) == "lockfree slowest")
@@ -146,7 +160,10 @@ func section(_ title: String, of text: String) -> String {
         naive.contender = "naive"
         set.results.append(naive)
         let report = ReportFormat.format(set)
-        #expect(report.contains("| books/toggle/n=10 | 2 | 13.0 ns | 23.0 ns | 13.0 ns | 1.77× [1.25, 2.60] | 1.00× [0.62, 1.60] | beats apple; within noise of naive |\n"))
+        #expect(
+            report.contains(
+                "| books/toggle/n=10 | 2 | 13.0 ns | 23.0 ns | 13.0 ns | 1.77× [1.25, 2.60] | 1.00× [0.62, 1.60] | beats apple; within noise of naive |\n"
+            ))
         #expect(report.contains("The verdict reads those intervals"))
     }
 
@@ -154,7 +171,9 @@ func section(_ title: String, of text: String) -> String {
         // A compact results.json keeps no samples: ratios of the medians, no interval.
         let set = try JSONFormat.decode(SummaryJSON.encode(sampleSet()))
         let report = ReportFormat.format(set)
-        #expect(report.contains("| benchmark | invalidations/op (lockfree / apple) | lockfree p50 | apple p50 | apple ÷ lockfree |\n"))
+        #expect(
+            report.contains(
+                "| benchmark | invalidations/op (lockfree / apple) | lockfree p50 | apple p50 | apple ÷ lockfree |\n"))
         #expect(report.contains("| books/toggle/n=10 | 2 | 13.0 ns | 23.0 ns | 1.77× |\n"))
         #expect(report.contains("No verdict: no ratio here has an interval"))
     }
@@ -169,7 +188,10 @@ func section(_ title: String, of text: String) -> String {
         set.results += [floor, locked]
         let report = ReportFormat.format(set)
         #expect(!section("Summary", of: report).contains("primitives/plain-read |"))
-        #expect(report.contains("The other contenders (`locked`, `floor`) are on the group pages, as are the benchmarks only they ran (`primitives/plain-read`)."))
+        #expect(
+            report.contains(
+                "The other contenders (`locked`, `floor`) are on the group pages, as are the benchmarks only they ran (`primitives/plain-read`)."
+            ))
         #expect(report.contains("[books](report-books.md) · [primitives](report-primitives.md)"))
         let primitives = GroupReport.format(set, group: "primitives")
         #expect(primitives.contains("| benchmark | floor p50 / p99 | mallocs/op (floor) |"))
@@ -203,7 +225,9 @@ func section(_ title: String, of text: String) -> String {
             let page = try #require(read(root + "/report-\(group).md"))
             #expect(page.hasPrefix("# Benchmark results: \(group)\n\n[Summary and the run](report.md)."))
         }
-        #expect(try #require(read(root + "/report-books.md")).contains("<details><summary><code>books/toggle/n=10</code></summary>"))
+        #expect(
+            try #require(read(root + "/report-books.md")).contains(
+                "<details><summary><code>books/toggle/n=10</code></summary>"))
         #expect(!files.contains { $0.contains(".partial-") })
     }
 
@@ -211,7 +235,11 @@ func section(_ title: String, of text: String) -> String {
         let root = temporaryFolder()
         try ResultsWriter.writeFile(JSONFormat.encode(sampleSet()), to: root + "/in/results.json")
         let bench = Bench(suite: [], executor: InProcessExecutor(), console: Recorder().console, commandLine: ["bench"])
-        #expect(bench.main(["report", "--input", root + "/in/results.json", "--output", root + "/out", "--format", "github-action-benchmark"]) == 0)
+        #expect(
+            bench.main([
+                "report", "--input", root + "/in/results.json", "--output", root + "/out", "--format",
+                "github-action-benchmark",
+            ]) == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/out") == ["github-action-benchmark.json"])
         let text = try #require(read(root + "/out/github-action-benchmark.json"))
 
@@ -224,16 +252,21 @@ func section(_ title: String, of text: String) -> String {
             var extra: String?
         }
         let entries = try JSONDecoder().decode([Entry].self, from: Data(text.utf8))
-        #expect(entries.map(\.name) == [
-            "books/toggle/n=10 · lockfree · time p50", "books/toggle/n=10 · lockfree · mallocs",
-            "books/toggle/n=10 · apple · time p50", "books/toggle/n=10 · apple · mallocs",
-        ])
+        #expect(
+            entries.map(\.name) == [
+                "books/toggle/n=10 · lockfree · time p50", "books/toggle/n=10 · lockfree · mallocs",
+                "books/toggle/n=10 · apple · time p50", "books/toggle/n=10 · apple · mallocs",
+            ])
         #expect(entries.map(\.unit) == ["ns/op", "mallocs/op", "ns/op", "mallocs/op"])
         #expect(entries.map(\.value) == [13, 1, 23, 1])
         let time = Summary([10, 11, 12, 13, 14, 15, 16])
-        let low = try #require(time.ciLow), high = try #require(time.ciHigh)
+        let low = try #require(time.ciLow)
+        let high = try #require(time.ciHigh)
         #expect(entries[0].range == "± " + NumberFormat.plain(max(13 - low, high - 13)))
-        #expect(entries[0].extra == "95% CI of p50: \(NumberFormat.plain(low)) … \(NumberFormat.plain(high))\np25 … p75: 11.5 … 14.5\nsamples: 7")
+        #expect(
+            entries[0].extra
+                == "95% CI of p50: \(NumberFormat.plain(low)) … \(NumberFormat.plain(high))\np25 … p75: 11.5 … 14.5\nsamples: 7"
+        )
         #expect(entries[1].range == nil && entries[1].extra == nil)
 
         // Failed runs are left out; names stay unique.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import Harness
 
 /// Records the plans it is given and reports a fixed result, without measuring.
@@ -16,7 +17,9 @@ final class PlanRecorder: PassExecutor {
     }
     func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
         countingOperations.withLock { $0.append(operations) }
-        return Measurer.PassReport(metrics: [MetricResult(name: "mallocs", unit: "count", value: 2)], failure: run.contender == "apple" ? "missed" : nil, batch: operations)
+        return Measurer.PassReport(
+            metrics: [MetricResult(name: "mallocs", unit: "count", value: 2)],
+            failure: run.contender == "apple" ? "missed" : nil, batch: operations)
     }
     let instructionRequests = Mutex<[String]>([])
     func instructions(_ runs: [(run: PlannedRun, operations: Int)]) -> [Measurer.PassReport]? {
@@ -32,7 +35,10 @@ final class PlanRecorder: PassExecutor {
 @Suite struct RunnerTests {
     func runs() throws -> [PlannedRun] {
         let suite = ["lockfree", "apple"].flatMap { c in
-            [Benchmark(family: "a", contender: c, countingOperations: 100) { _ in NoOp() }, Benchmark(family: "b", contender: c) { _ in NoOp() }]
+            [
+                Benchmark(family: "a", contender: c, countingOperations: 100) { _ in NoOp() },
+                Benchmark(family: "b", contender: c) { _ in NoOp() },
+            ]
         }
         return try Selection().plan(suite)
     }
@@ -41,7 +47,8 @@ final class PlanRecorder: PassExecutor {
         let recorder = PlanRecorder()
         let plan = TimingPlan(budgetNanoseconds: 1_000_000, maxSamples: 10)
         let results = Runner(executor: recorder).run(try runs(), plan: plan)
-        #expect(results.map { "\($0.benchmark)@\($0.contender)" } == ["a@lockfree", "a@apple", "b@lockfree", "b@apple"])
+        #expect(
+            results.map { "\($0.benchmark)@\($0.contender)" } == ["a@lockfree", "a@apple", "b@lockfree", "b@apple"])
         #expect(results[0].metrics.map(\.name) == ["time", "mallocs"])
         #expect(results[0].failure == nil)
         #expect(results[1].failure == "missed")
@@ -51,7 +58,9 @@ final class PlanRecorder: PassExecutor {
         // alternating (a lockfree process, then an apple one), so a benchmark's rounds lie apart.
         let rounds = (0..<5).flatMap { k in Array(repeating: plan.share(5, index: k), count: 4) }
         #expect(recorder.plans.withLock { $0 } == rounds)
-        #expect(recorder.timed.withLock { $0 } == Array(repeating: ["a@lockfree", "a@apple", "b@lockfree", "b@apple"], count: 5).flatMap { $0 })
+        #expect(
+            recorder.timed.withLock { $0 }
+                == Array(repeating: ["a@lockfree", "a@apple", "b@lockfree", "b@apple"], count: 5).flatMap { $0 })
     }
 
     @Test func timingSamplesOfSeveralProcessesArePooled() throws {
@@ -59,7 +68,11 @@ final class PlanRecorder: PassExecutor {
         final class Numbered: PassExecutor {
             let calls = Mutex(0)
             func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
-                let i = Double(calls.withLock { n in defer { n += 1 }; return n })
+                let i = Double(
+                    calls.withLock { n in
+                        defer { n += 1 }
+                        return n
+                    })
                 let samples = [10 * i, 10 * i + 1]
                 return Measurer.PassReport(
                     metrics: [
@@ -128,7 +141,8 @@ final class PlanRecorder: PassExecutor {
                 return runs.map {
                     let value = Double($0.operations) + ($0.run.contender == "naive" ? 0.5 : 0)
                     return Measurer.PassReport(
-                        metrics: [MetricResult(name: "instructions", unit: "instructions", value: value)], failure: nil, batch: 1)
+                        metrics: [MetricResult(name: "instructions", unit: "instructions", value: value)], failure: nil,
+                        batch: 1)
                 }
             }
         }
@@ -155,7 +169,8 @@ final class PlanRecorder: PassExecutor {
         final class Slow: PassExecutor {
             let counted = Mutex<[String]>([])
             func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
-                Measurer.PassReport(metrics: [MetricResult(name: "time", unit: "ns", value: 1_000_000)], failure: nil, batch: 1)
+                Measurer.PassReport(
+                    metrics: [MetricResult(name: "time", unit: "ns", value: 1_000_000)], failure: nil, batch: 1)
             }
             func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
                 Measurer.PassReport(metrics: [], failure: nil, batch: operations)
@@ -172,14 +187,18 @@ final class PlanRecorder: PassExecutor {
         ]
         let slow = Slow()
         let notes = Mutex<[String]>([])
-        let runner = Runner(executor: slow, events: { event in
-            if case .note(let line) = event { notes.withLock { $0.append(line) } }
-        })
-        _ = runner.run(try Selection().plan(suite), plan: TimingPlan(budgetNanoseconds: 1000, maxSamples: 2), mode: .quick)
+        let runner = Runner(
+            executor: slow,
+            events: { event in
+                if case .note(let line) = event { notes.withLock { $0.append(line) } }
+            })
+        _ = runner.run(
+            try Selection().plan(suite), plan: TimingPlan(budgetNanoseconds: 1000, maxSamples: 2), mode: .quick)
         #expect(slow.counted.withLock { $0 } == ["short"])
-        #expect(notes.withLock { $0 } == [
-            "instructions not counted for 1 run(s) expected to take over 30 s under callgrind: long on lockfree (~160 s)"
-        ])
+        #expect(
+            notes.withLock { $0 } == [
+                "instructions not counted for 1 run(s) expected to take over 30 s under callgrind: long on lockfree (~160 s)"
+            ])
         // Not asked for: no pass at all.
         let none = Slow()
         _ = Runner(executor: none, metrics: [.time]).run(
@@ -198,11 +217,13 @@ final class PlanRecorder: PassExecutor {
         // quick's 2 rounds: round 1 gives `a`'s two 1/8 of a second each (1 s over 8 visits, x 2
         // rounds, halved), `b`'s two 1/6; round 2 gives `a`'s 1/4 and `b`'s 1/2, halved to 1/4
         // (quick's cap, 0.5 s a run).
-        let expected: [UInt64] = [125_000_000, 125_000_000, 166_666_666, 166_666_666] + Array(repeating: 250_000_000, count: 4)
+        let expected: [UInt64] =
+            [125_000_000, 125_000_000, 166_666_666, 166_666_666] + Array(repeating: 250_000_000, count: 4)
         #expect(budgets == expected)
         let tight = PlanRecorder()
         _ = Runner(executor: tight, clock: stopped).run(try runs(), plan: plan, deadline: 0.01, mode: .quick)
-        #expect(tight.plans.withLock { $0 }.map(\.budgetNanoseconds) == Array(repeating: 15_000_000, count: 8))  // the floor, halved
+        // The floor, halved.
+        #expect(tight.plans.withLock { $0 }.map(\.budgetNanoseconds) == Array(repeating: 15_000_000, count: 8))
     }
 
     /// The time already passed is taken from the deadline before it is shared.
@@ -236,12 +257,15 @@ final class PlanRecorder: PassExecutor {
             buildRefusal: "refusing to measure this build")
         #expect(bench.main(["run", "--quick"]) == 1)
         #expect(bench.main(["check", "--baseline", "x"]) == 1)
-        #expect(recorder.err.withLock { $0 } == "bench: refusing to measure this build\nbench: refusing to measure this build\n")
+        #expect(
+            recorder.err.withLock { $0 }
+                == "bench: refusing to measure this build\nbench: refusing to measure this build\n")
         #expect(bench.main(["list"]) == 0)
     }
 
     @Test func childRequestRoundTripsAndBadRequestsAreUsageErrors() throws {
-        let request = ChildRequest(family: "a", contender: "lockfree", parameters: Parameters([("n", "3")]),
+        let request = ChildRequest(
+            family: "a", contender: "lockfree", parameters: Parameters([("n", "3")]),
             pass: .count, plan: nil, operations: 7)
         let json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
         #expect(try JSONDecoder().decode(ChildRequest.self, from: Data(json.utf8)) == request)

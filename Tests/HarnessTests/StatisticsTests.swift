@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Harness
 
 @Suite struct PercentilesTests {
@@ -80,12 +81,14 @@ import Testing
 @Suite struct PairedRatioTests {
     @Test func roundsArePairedAndTheirSpreadIsTheInterval() throws {
         // Rounds 2 and 3 ran in modes 2 and 1.5 times as slow for both: each round's ratio is 2.
-        let same = try #require(RatioEstimate(rounds: [[2, 2, 3], [4, 4, 6], [3, 3, 4.5]], [[1, 1, 2], [2, 2, 4], [1.5, 1.5, 3]]))
+        let same = try #require(
+            RatioEstimate(rounds: [[2, 2, 3], [4, 4, 6], [3, 3, 4.5]], [[1, 1, 2], [2, 2, 4], [1.5, 1.5, 3]]))
         #expect(same.ratio == 2 && same.low == 2 && same.high == 2)
         // Rounds at 1.8, 2.0 and 2.2: geometric mean, t interval with 2 degrees of freedom (4.303),
         // for the difference between this run's mean of 3 rounds and a repeat's: s * sqrt(2 / 3).
         let spread = try #require(RatioEstimate(rounds: [[1.8], [2.0], [2.2]], [[1], [1], [1]]))
-        let logs = [log(1.8), log(2.0), log(2.2)], mean = logs.reduce(0, +) / 3
+        let logs = [log(1.8), log(2.0), log(2.2)]
+        let mean = logs.reduce(0, +) / 3
         let sd = (logs.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 2).squareRoot()
         #expect(abs(spread.ratio - exp(mean)) < 1e-12)
         #expect(abs(try #require(spread.high) - exp(mean + 4.303 * sd * (2.0 / 3).squareRoot())) < 1e-9)
@@ -100,9 +103,11 @@ import Testing
     @Test func thePooledVarianceModeratesTheRoundsOwn() throws {
         // Rounds at 1.8, 2.0 and 2.2 (2 degrees of freedom of their own) and a pooled variance of
         // 0.01 with 4 prior degrees: s² = (2 s_own² + 4 * 0.01) / 6, t with 6 degrees (2.447).
-        let logs = [log(1.8), log(2.0), log(2.2)], mean = logs.reduce(0, +) / 3
+        let logs = [log(1.8), log(2.0), log(2.2)]
+        let mean = logs.reduce(0, +) / 3
         let own = logs.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 2
-        let moderated = try #require(RatioEstimate(rounds: [[1.8], [2.0], [2.2]], [[1], [1], [1]], pooledVariance: 0.01))
+        let moderated = try #require(
+            RatioEstimate(rounds: [[1.8], [2.0], [2.2]], [[1], [1], [1]], pooledVariance: 0.01))
         let half = 2.447 * ((2 * own + 4 * 0.01) / 6).squareRoot() * (2.0 / 3).squareRoot()
         #expect(abs(moderated.ratio - exp(mean)) < 1e-12)
         #expect(abs(try #require(moderated.low) - exp(mean - half)) < 1e-9)

@@ -8,7 +8,8 @@ import Testing
         .deletingLastPathComponent()
 
     @Test func workflowParsesAndItsCommandsExist() throws {
-        let text = try String(contentsOf: Self.root.appendingPathComponent(".github/workflows/bench.yml"), encoding: .utf8)
+        let text = try String(
+            contentsOf: Self.root.appendingPathComponent(".github/workflows/bench.yml"), encoding: .utf8)
         let workflow = try #require(try MiniYAML.parse(text) as? [String: Any])
         let triggers = try #require(workflow["on"] as? [String: Any])
         #expect(triggers.keys.contains("pull_request"))
@@ -28,7 +29,8 @@ import Testing
         #expect(commands == ["scripts/test.sh", "scripts/gate.sh"])
         for command in commands {
             let path = Self.root.appendingPathComponent(String(command.split(separator: " ")[0])).path
-            #expect(FileManager.default.isExecutableFile(atPath: path), "\(command) is not an executable in the repository")
+            #expect(
+                FileManager.default.isExecutableFile(atPath: path), "\(command) is not an executable in the repository")
         }
         #expect(actions.contains { $0.hasPrefix("actions/checkout@") })
         #expect(actions.contains { $0.hasPrefix("actions/upload-artifact@") })
@@ -38,16 +40,18 @@ import Testing
     }
 
     @Test func parserReadsMappingsListsAndFlowLists() throws {
-        let parsed = try #require(try MiniYAML.parse("""
-            # comment
-            a: 1
-            b:
-              c: [x, y]
-              d:
-                - name: one
-                  run: echo "hi"
-                - plain
-            """) as? [String: Any])
+        let parsed = try #require(
+            try MiniYAML.parse(
+                """
+                # comment
+                a: 1
+                b:
+                  c: [x, y]
+                  d:
+                    - name: one
+                      run: echo "hi"
+                    - plain
+                """) as? [String: Any])
         #expect(parsed["a"] as? String == "1")
         let b = try #require(parsed["b"] as? [String: Any])
         #expect(b["c"] as? [String] == ["x", "y"])
@@ -70,7 +74,8 @@ enum MiniYAML {
     typealias Line = (number: Int, indent: Int, text: String)
 
     static func parse(_ text: String) throws -> Any {
-        let lines: [Line] = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { i, raw in
+        let lines: [Line] = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap {
+            i, raw in
             let stripped = raw.trimmingCharacters(in: .whitespaces)
             if stripped.isEmpty || stripped.hasPrefix("#") { return nil }
             return (i + 1, raw.prefix { $0 == " " }.count, stripped)
@@ -112,15 +117,18 @@ enum MiniYAML {
             i += 1
             if !rest.isEmpty {
                 map[key] = scalar(rest)
-            } else if i < lines.count, lines[i].indent > indent
-                || (lines[i].indent == indent && lines[i].text.hasPrefix("- "))
+            } else if i < lines.count,
+                lines[i].indent > indent
+                    || (lines[i].indent == indent && lines[i].text.hasPrefix("- "))
             {
                 map[key] = try block(lines, &i, indent: lines[i].indent)
             } else {
                 map[key] = [String: Any]()
             }
         }
-        if i < lines.count, lines[i].indent > indent { throw Failure(line: lines[i].number, reason: "unexpected indentation") }
+        if i < lines.count, lines[i].indent > indent {
+            throw Failure(line: lines[i].number, reason: "unexpected indentation")
+        }
         return map
     }
 

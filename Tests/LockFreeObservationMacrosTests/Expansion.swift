@@ -1,10 +1,9 @@
+import LockFreeObservationMacros
 import SwiftDiagnostics
 import SwiftParser
 import SwiftSyntax
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
-
-import LockFreeObservationMacros
 
 /// The macros by the names the library declares them with.
 let macros: [String: any Macro.Type] = [
@@ -18,7 +17,9 @@ let macros: [String: any Macro.Type] = [
 /// module the toolchain does not ship.
 func expand(_ source: String) -> (source: String, diagnostics: [String]) {
     let file = Parser.parse(source: source)
-    let context = BasicMacroExpansionContext(sourceFiles: [file: .init(moduleName: "Models", fullFilePath: "Models.swift")])
+    let context = BasicMacroExpansionContext(sourceFiles: [
+        file: .init(moduleName: "Models", fullFilePath: "Models.swift")
+    ])
     let expanded = file.expand(macros: macros, in: context, indentationWidth: .spaces(4))
     return (expanded.description, context.diagnostics.map(\.message))
 }

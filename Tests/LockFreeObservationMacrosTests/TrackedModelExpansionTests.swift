@@ -13,46 +13,47 @@ import Testing
             }
             """)
         #expect(diagnostics.isEmpty)
-        #expect(source == """
-            final class Author: TrackedObject {
-                var name: String {
-                    @storageRestrictions(initializes: _name)
-                    init(initialValue) {
-                        _name = initialValue
-                    }
-                    get {
-                        trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
-                        return _name
-                    }
-                    @inline(__always) set {
-                        guard _trackedShouldNotify(_name, newValue) else {
-                            _name = newValue
-                            return
+        #expect(
+            source == """
+                final class Author: TrackedObject {
+                    var name: String {
+                        @storageRestrictions(initializes: _name)
+                        init(initialValue) {
+                            _name = initialValue
                         }
-                        let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
-                        _name = newValue
-                        didMutate(mutation)
-                    }
-                    _modify {
-                        trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
-                        let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
-                        defer {
+                        get {
+                            trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
+                            return _name
+                        }
+                        @inline(__always) set {
+                            guard _trackedShouldNotify(_name, newValue) else {
+                                _name = newValue
+                                return
+                            }
+                            let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
+                            _name = newValue
                             didMutate(mutation)
                         }
-                        yield &_name
+                        _modify {
+                            trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
+                            let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
+                            defer {
+                                didMutate(mutation)
+                            }
+                            yield &_name
+                        }
+                    }
+
+                    private var _name: String
+                    init(name: String) { self.name = name }
+
+                    /// The properties of this class and its superclasses tracked by `@TrackedModel`: this
+                    /// class's take the indices from its superclass's end to this.
+                    override class var _trackedPropertyEnd: Int {
+                        TrackedObject._trackedPropertyEnd &+ 1
                     }
                 }
-
-                private var _name: String
-                init(name: String) { self.name = name }
-
-                /// The properties of this class and its superclasses tracked by `@TrackedModel`: this
-                /// class's take the indices from its superclass's end to this.
-                override class var _trackedPropertyEnd: Int {
-                    TrackedObject._trackedPropertyEnd &+ 1
-                }
-            }
-            """)
+                """)
     }
 
     /// A public subclass: `@inlinable` accessors over `@usableFromInline` storage, indices after the
@@ -74,87 +75,88 @@ import Testing
             }
             """)
         #expect(diagnostics.isEmpty)
-        #expect(source == """
-            public class Person: Entity {
-                public weak var friend: Person? {
-                    @storageRestrictions(initializes: _friend)
-                    init(initialValue) {
-                        _friend = initialValue
-                    }
-                    @inlinable get {
-                        trackAccess(Entity._trackedPropertyEnd &+ 0)
-                        return _friend
-                    }
-                    @inlinable set {
-                        guard _trackedShouldNotify(_friend, newValue) else {
+        #expect(
+            source == """
+                public class Person: Entity {
+                    public weak var friend: Person? {
+                        @storageRestrictions(initializes: _friend)
+                        init(initialValue) {
+                            _friend = initialValue
+                        }
+                        @inlinable get {
+                            trackAccess(Entity._trackedPropertyEnd &+ 0)
+                            return _friend
+                        }
+                        @inlinable set {
+                            guard _trackedShouldNotify(_friend, newValue) else {
+                                _friend = newValue
+                                return
+                            }
+                            let mutation = willMutate(Entity._trackedPropertyEnd &+ 0)
                             _friend = newValue
-                            return
-                        }
-                        let mutation = willMutate(Entity._trackedPropertyEnd &+ 0)
-                        _friend = newValue
-                        didMutate(mutation)
-                    }
-                    @inlinable _modify {
-                        trackAccess(Entity._trackedPropertyEnd &+ 0)
-                        let mutation = willMutate(Entity._trackedPropertyEnd &+ 0)
-                        defer {
                             didMutate(mutation)
                         }
-                        yield &_friend
-                    }
-                }
-
-                @usableFromInline internal weak var _friend: Person?
-                var cache = 0
-                let id = 1
-                static var count = 0
-                lazy var slug = ""
-                var shout: String { "" }
-                var rating {
-                    didSet { print(oldValue) }
-                    @storageRestrictions(initializes: _rating)
-                    init(initialValue) {
-                        _rating = initialValue
+                        @inlinable _modify {
+                            trackAccess(Entity._trackedPropertyEnd &+ 0)
+                            let mutation = willMutate(Entity._trackedPropertyEnd &+ 0)
+                            defer {
+                                didMutate(mutation)
+                            }
+                            yield &_friend
+                        }
                     }
 
-                    get {
-                        trackAccess(Entity._trackedPropertyEnd &+ 1)
-                        return _rating
-                    }
+                    @usableFromInline internal weak var _friend: Person?
+                    var cache = 0
+                    let id = 1
+                    static var count = 0
+                    lazy var slug = ""
+                    var shout: String { "" }
+                    var rating {
+                        didSet { print(oldValue) }
+                        @storageRestrictions(initializes: _rating)
+                        init(initialValue) {
+                            _rating = initialValue
+                        }
 
-                    set {
-                        guard _trackedShouldNotify(_rating, newValue) else {
+                        get {
+                            trackAccess(Entity._trackedPropertyEnd &+ 1)
+                            return _rating
+                        }
+
+                        set {
+                            guard _trackedShouldNotify(_rating, newValue) else {
+                                _rating = newValue
+                                return
+                            }
+                            let mutation = willMutate(Entity._trackedPropertyEnd &+ 1)
                             _rating = newValue
-                            return
-                        }
-                        let mutation = willMutate(Entity._trackedPropertyEnd &+ 1)
-                        _rating = newValue
-                        didMutate(mutation)
-                    }
-
-                    _modify {
-                        trackAccess(Entity._trackedPropertyEnd &+ 1)
-                        let mutation = willMutate(Entity._trackedPropertyEnd &+ 1)
-                        defer {
                             didMutate(mutation)
                         }
-                        yield &_rating
-                    }
-                }
 
-                private var _rating = 0.0 {
-                        didSet {
-                            print(oldValue)
+                        _modify {
+                            trackAccess(Entity._trackedPropertyEnd &+ 1)
+                            let mutation = willMutate(Entity._trackedPropertyEnd &+ 1)
+                            defer {
+                                didMutate(mutation)
+                            }
+                            yield &_rating
                         }
                     }
 
-                /// The properties of this class and its superclasses tracked by `@TrackedModel`: this
-                /// class's take the indices from its superclass's end to this.
-                @inlinable public override class var _trackedPropertyEnd: Int {
-                    Entity._trackedPropertyEnd &+ 2
+                    private var _rating = 0.0 {
+                            didSet {
+                                print(oldValue)
+                            }
+                        }
+
+                    /// The properties of this class and its superclasses tracked by `@TrackedModel`: this
+                    /// class's take the indices from its superclass's end to this.
+                    @inlinable public override class var _trackedPropertyEnd: Int {
+                        Entity._trackedPropertyEnd &+ 2
+                    }
                 }
-            }
-            """)
+                """)
     }
 
     @Test(arguments: [
@@ -170,6 +172,8 @@ import Testing
 
     @Test func aClassWithNoSuperclassIsRefused() {
         let (_, diagnostics) = expand("@TrackedModel final class C { var x = 0 }")
-        #expect(diagnostics == ["a @TrackedModel class must inherit from TrackedObject or from another @TrackedModel class"])
+        #expect(
+            diagnostics == ["a @TrackedModel class must inherit from TrackedObject or from another @TrackedModel class"]
+        )
     }
 }

@@ -157,10 +157,12 @@ extension RegistrarTests {
             let box = TokenBox()
             let model = Counters()
             let ref = Unchecked(model)
-            let first = observeChanges({ _ = model.count }, onChange: {
-                inFirst.set(1)
-                wait(for: cancelReturned, toReach: 0)
-            })
+            let first = observeChanges(
+                { _ = model.count },
+                onChange: {
+                    inFirst.set(1)
+                    wait(for: cancelReturned, toReach: 0)
+                })
             box.token = observeChanges({ _ = model.count }, onChange: { second.bump() })
             onThreads(2) { thread in
                 if thread == 0 {
@@ -212,7 +214,14 @@ extension RegistrarTests {
                 final class ReArming: @unchecked Sendable {
                     let model = Counters()
                     var calls = 0
-                    func observe() { withTracking({ _ = model.count }, onChange: { self.calls += 1; self.observe() }) }
+                    func observe() {
+                        withTracking(
+                            { _ = model.count },
+                            onChange: {
+                                self.calls += 1
+                                self.observe()
+                            })
+                    }
                 }
                 let observer = ReArming()
                 observer.observe()
@@ -222,11 +231,12 @@ extension RegistrarTests {
                     observer.model.count += 1
                 }
                 let other = Counters()
-                let token = observeChanges({
-                    _ = other.count
-                    _ = dying!.x
-                    dying = nil  // the scope's entry holds the last reference
-                }, onChange: {})
+                let token = observeChanges(
+                    {
+                        _ = other.count
+                        _ = dying!.x
+                        dying = nil  // the scope's entry holds the last reference
+                    }, onChange: {})
                 token.cancel()
                 precondition(deinits.value == 1, "deinit ran \(deinits.value) times")
                 precondition(observer.calls == 2, "observer called \(observer.calls) times")
@@ -248,7 +258,11 @@ extension RegistrarTests {
                 if attempts >= 100 { return }
                 var old: Counters? = Counters()
                 let trigger = Counters()
-                let (_, first) = withCancellableTracking({ _ = old!.count; _ = trigger.count }, onChange: {})
+                let (_, first) = withCancellableTracking(
+                    {
+                        _ = old!.count
+                        _ = trigger.count
+                    }, onChange: {})
                 trigger.count = 1  // fires: the slot in `old` is left behind, stale
                 #expect(!first.isArmed)
                 // Other tests may take the freed record meanwhile: then try again.
@@ -304,10 +318,11 @@ extension RegistrarTests {
             let ref = Unchecked(model)
             withTracking({ _ = model.count }, onChange: { withTracking({ _ = ref.value.other }, onChange: {}) })
             let fired = Counter()
-            withTracking({
-                model.count = 1  // own write; its observer's nested read of `other` merges here
-                onNewThread { ref.value.other = 5 }  // another thread's change of `other`
-            }, onChange: { fired.bump() })
+            withTracking(
+                {
+                    model.count = 1  // own write; its observer's nested read of `other` merges here
+                    onNewThread { ref.value.other = 5 }  // another thread's change of `other`
+                }, onChange: { fired.bump() })
             #expect(fired.value == 1)
         }
 
@@ -318,14 +333,16 @@ extension RegistrarTests {
             let model = Counters()
             let ref = Unchecked(model)
             let fired = Counter()
-            withTracking({
-                withTracking({
-                    _ = model.count
-                    _ = model.other
-                    model.count = 1  // own write
-                    onNewThread { ref.value.other = 5 }  // another thread's, unobserved: no slot yet
-                }, onChange: { fired.bump() })
-            }, onChange: {})
+            withTracking(
+                {
+                    withTracking(
+                        {
+                            _ = model.count
+                            _ = model.other
+                            model.count = 1  // own write
+                            onNewThread { ref.value.other = 5 }  // another thread's, unobserved: no slot yet
+                        }, onChange: { fired.bump() })
+                }, onChange: {})
             #expect(fired.value == 1)
         }
 
@@ -358,13 +375,14 @@ extension RegistrarTests {
             let node = AtomicNode()
             let other = AtomicNode()
             var entries = 0
-            withTracking({
-                for i in 0..<1000 {
-                    node.read(i % 2 == 0 ? 0 : 64)
-                    if i % 100 == 0 { other.read(200) }
-                }
-                entries = tracking_thread_state()!.pointee.count
-            }, onChange: {})
+            withTracking(
+                {
+                    for i in 0..<1000 {
+                        node.read(i % 2 == 0 ? 0 : 64)
+                        if i % 100 == 0 { other.read(200) }
+                    }
+                    entries = tracking_thread_state()!.pointee.count
+                }, onChange: {})
             #expect(entries == 3)
             #expect(node._observerSlotCapacity == SlotBlock.firstCapacity)
         }

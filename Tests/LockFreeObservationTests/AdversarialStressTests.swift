@@ -132,10 +132,13 @@ extension RegistrarTests {
             let modelsBefore = StressModel.live.value
             var verdict = Self.round(seed: seed, threads: 4, operationsPerThread: 4_000)
             verdict.modelsAlive = StressModel.live.value - modelsBefore
-            print("adversarial stress, seed \(String(seed, radix: 16)), schedule points \(registrarHasSchedulePoints ? "on" : "off"): \(verdict.totals)")
+            print(
+                "adversarial stress, seed \(String(seed, radix: 16)), schedule points \(registrarHasSchedulePoints ? "on" : "off"): \(verdict.totals)"
+            )
             #expect(verdict.scopes > 5_000)
             #expect(verdict.doubleFires == 0, "one-shot scopes that fired twice")
-            #expect(verdict.firesAfterCancel == 0, "callbacks started after cancel() returned true: \(verdict.lateStarts)")
+            #expect(
+                verdict.firesAfterCancel == 0, "callbacks started after cancel() returned true: \(verdict.lateStarts)")
             #expect(verdict.armedOnAStaleValue == 0, "armed scopes whose read value changed without a fire")
             #expect(verdict.recordsNotReturned == 0, "records not back in the pool")
             #expect(verdict.modelsAlive == 0, "models the registrar kept alive")
@@ -161,7 +164,8 @@ extension RegistrarTests {
                     if thread == 0 {
                         model.write(slot, round + 1)
                     } else {
-                        (reads.value + round).initialize(to: withCancellableTracking({ model.read(slot) }, onChange: {}))
+                        (reads.value + round).initialize(
+                            to: withCancellableTracking({ model.read(slot) }, onChange: {}))
                     }
                 }
             }
@@ -192,7 +196,8 @@ extension RegistrarTests {
                     } else if dice < 40 {
                         // Continuous callbacks only count: two that mutated each other's properties
                         // would never stop.
-                        own.append(track(randomPairs(&random), nested: [], continuous: true, reaction: .count, in: world))
+                        own.append(
+                            track(randomPairs(&random), nested: [], continuous: true, reaction: .count, in: world))
                     } else if dice < 80 {
                         world.write(node: random.below(nodeCount), slot: random.below(StressModel.properties.count))
                     } else if dice < 92 {
@@ -235,7 +240,8 @@ extension RegistrarTests {
                     scope.reads += inner.reads
                 }
             }
-            scope.token = continuous
+            scope.token =
+                continuous
                 ? observeChanges(body, onChange: onChange)
                 : withCancellableTracking(body, onChange: onChange).token
             return scope
@@ -293,12 +299,15 @@ extension RegistrarTests {
             let temporarySlot = random.below(StressModel.properties.count)
             let scope = StressScope(continuous: false, reaction: .count)
             world.register(scope)
-            scope.token = withCancellableTracking({
-                let model = Unmanaged<StressModel>.fromOpaque(taken)
-                _ = model.takeUnretainedValue().read(temporarySlot)
-                scope.reads.append((node, 1, world.nodes[node].read(1)))
-                model.release()  // the scope's entry holds the last reference now
-            }, onChange: { react(scope, pairs: [(node, 1)], in: world) }).token
+            scope.token =
+                withCancellableTracking(
+                    {
+                        let model = Unmanaged<StressModel>.fromOpaque(taken)
+                        _ = model.takeUnretainedValue().read(temporarySlot)
+                        scope.reads.append((node, 1, world.nodes[node].read(1)))
+                        model.release()  // the scope's entry holds the last reference now
+                    }, onChange: { react(scope, pairs: [(node, 1)], in: world) }
+                ).token
         }
 
         /// The oracles, once every thread has stopped.
@@ -321,16 +330,21 @@ extension RegistrarTests {
                 // decided delivery per thread can enter after the cancel: more is a violation.
                 // (Seen once, under ThreadSanitizer: one late entry, counted as a failure before.)
                 let lateAllowed = scope.continuous ? threads : 0
-                if scope.startsAfterCancel.value > lateAllowed || (!scope.continuous && scope.cancelled.value == 1 && fires > 0) {
+                if scope.startsAfterCancel.value > lateAllowed
+                    || (!scope.continuous && scope.cancelled.value == 1 && fires > 0)
+                {
                     verdict.firesAfterCancel += 1
                     verdict.lateStarts.append(
-                        "\(scope.continuous ? "continuous" : "one-shot"): \(scope.startsAfterCancel.value) start(s) after cancel, \(fires) fire(s)")
+                        "\(scope.continuous ? "continuous" : "one-shot"): \(scope.startsAfterCancel.value) start(s) after cancel, \(fires) fire(s)"
+                    )
                 }
                 // The value oracle: a scope still armed (one-shot), or never told (continuous),
                 // read what every shared property holds now.
                 let stillWaiting = scope.continuous ? fires == 0 : scope.token.isArmed
                 if scope.cancelled.value == 0 && stillWaiting {
-                    let stale = scope.reads.contains { world.nodes[$0.node].values[$0.slot].load(ordering: .relaxed) != $0.value }
+                    let stale = scope.reads.contains {
+                        world.nodes[$0.node].values[$0.slot].load(ordering: .relaxed) != $0.value
+                    }
                     if stale { verdict.armedOnAStaleValue += 1 }
                 }
             }

@@ -1,7 +1,6 @@
+import LockFreeObservation
 import RegistrarTestSupport
 import Testing
-
-import LockFreeObservation
 
 // The models of Apple's "Managing model data in your app", declared with the lock-free registrar
 // as `Benchmarks/Workloads/Contenders/LockFreeContender.swift` declares them: `@Observable class`
@@ -71,23 +70,49 @@ extension RegistrarTests {
             #expect(count == 6)
             let expected: (fires: Int, count: Int)
             switch change {
-            case .makeAvailable: books[3].isAvailable = true; expected = (1, 7)
-            case .makeUnavailable: books[4].isAvailable = false; expected = (1, 5)
+            case .makeAvailable:
+                books[3].isAvailable = true
+                expected = (1, 7)
+            case .makeUnavailable:
+                books[4].isAvailable = false
+                expected = (1, 5)
             case .appendAvailable:
-                library.books.append(Book(id: 10, title: "New", author: author, isAvailable: true)); expected = (1, 7)
+                library.books.append(Book(id: 10, title: "New", author: author, isAvailable: true))
+                expected = (1, 7)
             case .appendUnavailable:
-                library.books.append(Book(id: 10, title: "New", author: author, isAvailable: false)); expected = (1, 6)
-            case .removeAvailable: library.books.remove(at: 1); expected = (1, 5)
-            case .removeUnavailable: library.books.remove(at: 0); expected = (1, 6)
-            case .swap: library.books.swapAt(0, 9); expected = (1, 6)
-            case .replace: library.books[0] = Book(id: 10, title: "New", author: author, isAvailable: true); expected = (1, 7)
-            case .renameTitle: books[1].title = "Renamed"; expected = (0, 6)
-            case .renameAuthor: author.name = "Bob"; expected = (0, 6)
-            case .select: library.selectedID = 4; expected = (0, 6)
-            case .selectBook: books[4].isSelected = true; expected = (0, 6)
-            case .equalAvailability: books[4].isAvailable = true; expected = (0, 6)
+                library.books.append(Book(id: 10, title: "New", author: author, isAvailable: false))
+                expected = (1, 6)
+            case .removeAvailable:
+                library.books.remove(at: 1)
+                expected = (1, 5)
+            case .removeUnavailable:
+                library.books.remove(at: 0)
+                expected = (1, 6)
+            case .swap:
+                library.books.swapAt(0, 9)
+                expected = (1, 6)
+            case .replace:
+                library.books[0] = Book(id: 10, title: "New", author: author, isAvailable: true)
+                expected = (1, 7)
+            case .renameTitle:
+                books[1].title = "Renamed"
+                expected = (0, 6)
+            case .renameAuthor:
+                author.name = "Bob"
+                expected = (0, 6)
+            case .select:
+                library.selectedID = 4
+                expected = (0, 6)
+            case .selectBook:
+                books[4].isSelected = true
+                expected = (0, 6)
+            case .equalAvailability:
+                books[4].isAvailable = true
+                expected = (0, 6)
             // `[Book]` is neither `Equatable` nor a class: as with Observation, the write tells.
-            case .equalBooks: library.books = books; expected = (1, 6)
+            case .equalBooks:
+                library.books = books
+                expected = (1, 6)
             }
             #expect(fired.value == expected.fires)
             #expect(token.isArmed == (expected.fires == 0))
@@ -114,9 +139,10 @@ extension RegistrarTests {
         @Test func bookRowDependsOnItsOwnBook() {
             let (_, books, author) = Self.makeLibrary()
             let observer = CountingObserver()
-            let (text, token) = withTracking({
-                "\(books[2].title) by \(books[2].author.name)\(books[2].isAvailable ? "" : " (out)")"
-            }, notifying: observer)
+            let (text, token) = withTracking(
+                {
+                    "\(books[2].title) by \(books[2].author.name)\(books[2].isAvailable ? "" : " (out)")"
+                }, notifying: observer)
             #expect(text == "Book 2 by Ann")
             books[1].title = "Other"
             books[3].isAvailable = true

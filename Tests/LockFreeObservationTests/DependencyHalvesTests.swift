@@ -100,10 +100,12 @@ extension RegistrarTests {
             _ = scope.run { added.reduce(0) { $0 + $1.read(1) } + old[7].read(1) }
             #expect(scope.dependencyCount == 201)
             #expect(observer.count == 0)
-            #expect(old[0 ..< 7].allSatisfy { $0.slots(of: scope) == 0 })
+            #expect(old[0..<7].allSatisfy { $0.slots(of: scope) == 0 })
             #expect(old[7].slots(of: scope) == 1)
             // The scope's retain of each dropped object released once; the kept one's kept.
-            #expect(old.map { _getRetainCount($0) } == before.enumerated().map { $0.offset < 7 ? $0.element - 1 : $0.element })
+            #expect(
+                old.map { _getRetainCount($0) }
+                    == before.enumerated().map { $0.offset < 7 ? $0.element - 1 : $0.element })
             added[199].write(1, 1)
             #expect(observer.count == 1)
             scope.cancel()

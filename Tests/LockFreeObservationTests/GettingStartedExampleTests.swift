@@ -1,7 +1,6 @@
+import LockFreeObservation
 import RegistrarTestSupport
 import Testing
-
-import LockFreeObservation
 
 /// The row view of the documentation's getting-started article
 /// (Sources/LockFreeObservation/LockFreeObservation.docc/GettingStarted.md), compiled, with a count

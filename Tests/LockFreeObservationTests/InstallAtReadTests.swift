@@ -16,13 +16,14 @@ extension RegistrarTests {
             let fired = Counter()
             weak var gone: Counters?
             var goneInBody = false
-            let (_, token) = withCancellableTracking({
-                var model: Counters? = Counters()
-                gone = model
-                _ = model!.count
-                model = nil
-                goneInBody = gone == nil
-            }, onChange: { fired.bump() })
+            let (_, token) = withCancellableTracking(
+                {
+                    var model: Counters? = Counters()
+                    gone = model
+                    _ = model!.count
+                    model = nil
+                    goneInBody = gone == nil
+                }, onChange: { fired.bump() })
             #expect(goneInBody)
             #expect(!token.isArmed)
             #expect(isReturned(token))
@@ -34,29 +35,32 @@ extension RegistrarTests {
         /// scope's entries and `seen` table still name). Property 0 (a masked slot), 20 (a slot of
         /// its own) and 70 (another word).
         @Test(
-            .disabled(if: addressSanitizerIsLoaded, "AddressSanitizer holds freed memory back: no address is handed out again"),
+            .disabled(
+                if: addressSanitizerIsLoaded, "AddressSanitizer holds freed memory back: no address is handed out again"
+            ),
             arguments: [0, 20, 70])
         func anObjectAtTheAddressOfOneThatWentAwayIsInstalled(property: Int) throws {
             let fired = Counter()
             var successor: AtomicNode?
-            let (_, token) = withCancellableTracking({
-                var first: AtomicNode? = AtomicNode()
-                first!.read(property)
-                let address = UInt(bitPattern: ObjectIdentifier(first!))
-                first = nil
-                // The allocator hands a freed block out again soon: keep every other candidate
-                // alive until one lands there.
-                var others: [AtomicNode] = []
-                while others.count < 10_000 {
-                    let candidate = AtomicNode()
-                    if UInt(bitPattern: ObjectIdentifier(candidate)) == address {
-                        successor = candidate
-                        break
+            let (_, token) = withCancellableTracking(
+                {
+                    var first: AtomicNode? = AtomicNode()
+                    first!.read(property)
+                    let address = UInt(bitPattern: ObjectIdentifier(first!))
+                    first = nil
+                    // The allocator hands a freed block out again soon: keep every other candidate
+                    // alive until one lands there.
+                    var others: [AtomicNode] = []
+                    while others.count < 10_000 {
+                        let candidate = AtomicNode()
+                        if UInt(bitPattern: ObjectIdentifier(candidate)) == address {
+                            successor = candidate
+                            break
+                        }
+                        others.append(candidate)
                     }
-                    others.append(candidate)
-                }
-                successor?.read(property)
-            }, onChange: { fired.bump() })
+                    successor?.read(property)
+                }, onChange: { fired.bump() })
             let node = try #require(successor, "no object was allocated at the first one's address")
             #expect(token.isArmed)
             node.write(property + 1)
@@ -74,11 +78,12 @@ extension RegistrarTests {
             let node = AtomicNode()
             for written in [first, further, 4] {
                 let fired = Counter()
-                let (_, token) = withCancellableTracking({
-                    node.read(first)
-                    node.read(further)
-                    node.read(first)
-                }, onChange: { fired.bump() })
+                let (_, token) = withCancellableTracking(
+                    {
+                        node.read(first)
+                        node.read(further)
+                        node.read(first)
+                    }, onChange: { fired.bump() })
                 #expect(node.slotsHeld(record: token.record, generation: token.generation) == slots)
                 node.write(written)
                 let read = written != 4
@@ -99,19 +104,21 @@ extension RegistrarTests {
             let fired = Counter()
             let firedInBody = Counter(-1)
             let onTrackingThread = Counter(-1)
-            let (value, token) = withCancellableTracking({ () -> Int in
-                let value = model.count
-                _ = model.other
-                onNewThread {
-                    ref.value.other = 1
-                    ref.value.count = 2
-                }
-                firedInBody.set(fired.value)
-                return value
-            }, onChange: {
-                fired.bump()
-                onTrackingThread.set(UInt(pthread_self()) == tracking ? 1 : 0)
-            })
+            let (value, token) = withCancellableTracking(
+                { () -> Int in
+                    let value = model.count
+                    _ = model.other
+                    onNewThread {
+                        ref.value.other = 1
+                        ref.value.count = 2
+                    }
+                    firedInBody.set(fired.value)
+                    return value
+                },
+                onChange: {
+                    fired.bump()
+                    onTrackingThread.set(UInt(pthread_self()) == tracking ? 1 : 0)
+                })
             #expect(value == 0)
             #expect(firedInBody.value == 0)
             #expect(fired.value == 1)
@@ -125,11 +132,12 @@ extension RegistrarTests {
         @Test func theBodysOwnWriteOfAnInstalledPropertyIsNotAChange() {
             let model = Counters()
             let fired = Counter()
-            let (_, token) = withCancellableTracking({
-                _ = model.count
-                model.count = 1
-                _ = model.count
-            }, onChange: { fired.bump() })
+            let (_, token) = withCancellableTracking(
+                {
+                    _ = model.count
+                    model.count = 1
+                    _ = model.count
+                }, onChange: { fired.bump() })
             #expect(fired.value == 0)
             #expect(token.isArmed)
             model.count = 2
@@ -144,12 +152,13 @@ extension RegistrarTests {
             let fired = Counter()
             var scope = tracking_at_read()
             #expect(throws: Failure.self) {
-                try withTracking({ () throws -> Int in
-                    _ = model.count
-                    scope = tracking_thread_state()!.pointee.atRead
-                    if scope.record != 0 { throw Failure() }
-                    return 0
-                }, onChange: { fired.bump() })
+                try withTracking(
+                    { () throws -> Int in
+                        _ = model.count
+                        scope = tracking_thread_state()!.pointee.atRead
+                        if scope.record != 0 { throw Failure() }
+                        return 0
+                    }, onChange: { fired.bump() })
             }
             #expect(scope.record != 0)
             #expect(isReturned(TrackingToken(record: scope.record, generation: scope.generation)))
@@ -164,11 +173,12 @@ extension RegistrarTests {
         func readsOfANestedScopeAreWatchedByTheScopeAroundIt(written: String) {
             let (inner, outer) = (Counters(), Counters())
             let (innerFired, outerFired) = (Counter(), Counter())
-            let (_, token) = withCancellableTracking({
-                _ = outer.count
-                _ = withCancellableTracking({ inner.count }, onChange: { innerFired.bump() })
-                _ = inner.other
-            }, onChange: { outerFired.bump() })
+            let (_, token) = withCancellableTracking(
+                {
+                    _ = outer.count
+                    _ = withCancellableTracking({ inner.count }, onChange: { innerFired.bump() })
+                    _ = inner.other
+                }, onChange: { outerFired.bump() })
             switch written {
             case "inner.count": inner.count = 1
             case "inner.other": inner.other = 1
@@ -242,13 +252,15 @@ extension RegistrarTests {
                     }
                     var kept: [(value: [Int], token: TrackingToken)] = []
                     for _ in 0..<16 {
-                        kept.append(withCancellableTracking({ () -> [Int] in
-                            ref.value.map { cell in
-                                let passing = Counters()
-                                _ = passing.count
-                                return cell.count
-                            }
-                        }, onChange: {}))
+                        kept.append(
+                            withCancellableTracking(
+                                { () -> [Int] in
+                                    ref.value.map { cell in
+                                        let passing = Counters()
+                                        _ = passing.count
+                                        return cell.count
+                                    }
+                                }, onChange: {}))
                     }
                     barrier.wait(2 * round - 1)
                     let now = ref.value.map(\.count)
@@ -266,7 +278,9 @@ extension RegistrarTests {
             }
             #expect(scopes.value == rounds * 16)
             #expect(armed.value > 0)
-            #expect(stale.value == 0, "\(stale.value) of \(armed.value) armed scopes read a stale value or kept their record")
+            #expect(
+                stale.value == 0,
+                "\(stale.value) of \(armed.value) armed scopes read a stale value or kept their record")
         }
     }
 }

@@ -141,7 +141,8 @@ extension RegistrarTests {
         }
 
         @Test func trackingAGraph() {
-            let person = HumanWithMiddleName(), friend = HumanWithMiddleName()
+            let person = HumanWithMiddleName()
+            let friend = HumanWithMiddleName()
             person.friends.append(friend)
             let changed = tracks { _ = person.friends.first?.fullName }
             person.middleName = "c"
@@ -152,10 +153,12 @@ extension RegistrarTests {
 
         @Test func nestedScopesBothTold() {
             let person = HumanWithMiddleName()
-            let inner = Counter(), outer = Counter()
-            withTracking({
-                withTracking({ _ = person.firstName }, onChange: { inner.bump() })
-            }, onChange: { outer.bump() })
+            let inner = Counter()
+            let outer = Counter()
+            withTracking(
+                {
+                    withTracking({ _ = person.firstName }, onChange: { inner.bump() })
+                }, onChange: { outer.bump() })
             person.firstName = "c"
             #expect(inner.value == 1 && outer.value == 1)
             person.firstName = "d"
@@ -192,7 +195,9 @@ extension RegistrarTests {
 
         @Test func weakUnownedImplicitlyUnwrappedAndNestedModels() {
             let object = NSObject()
-            let weak = HoldsWeak(), publicWeak = PublicHoldsWeak(), unowned = HoldsUnowned()
+            let weak = HoldsWeak()
+            let publicWeak = PublicHoldsWeak()
+            let unowned = HoldsUnowned()
             let changes = [tracks { _ = weak.object }, tracks { _ = publicWeak.object }, tracks { _ = unowned.object }]
             weak.object = object
             publicWeak.object = object
@@ -212,7 +217,8 @@ extension RegistrarTests {
         /// A model's own conformances are its own: `Hashable` decides equality in a set, and
         /// `Codable` round-trips (its synthesised keys name the storage).
         @Test func aModelsOwnHashableAndCodableConformances() throws {
-            let a = HashableModel(), b = HashableModel()
+            let a = HashableModel()
+            let b = HashableModel()
             #expect(a == b)
             #expect(Set([a, b]).count == 1)
             b.field = 4

@@ -21,7 +21,11 @@ extension RegistrarTests {
             let model = Counters()
             let observer = CountingObserver()
             func cycle() -> TrackingToken {
-                let (_, token) = withTracking({ _ = model.count; _ = model.name }, notifying: observer)
+                let (_, token) = withTracking(
+                    {
+                        _ = model.count
+                        _ = model.name
+                    }, notifying: observer)
                 model.count += 1
                 return token
             }
@@ -65,7 +69,12 @@ extension RegistrarTests {
             let before = poolSize
             var notReturned = 0
             for _ in 0..<10_000 {
-                let token = withCancellableTracking({ _ = model.count; _ = model.other }, onChange: {}).token
+                let token = withCancellableTracking(
+                    {
+                        _ = model.count
+                        _ = model.other
+                    }, onChange: {}
+                ).token
                 #expect(token.cancel())
                 if !isReturned(token) { notReturned += 1 }
             }

@@ -43,7 +43,9 @@ extension RegistrarTests {
         func check(seed: UInt64) -> Bool {
             let world = ReentrancyWorld(seed: seed)
             world.runProgram()
-            #expect(world.failures.isEmpty, "REENTRANCY_FUZZ_SEED=\(seed): \(world.failures.prefix(5).joined(separator: "; "))")
+            #expect(
+                world.failures.isEmpty,
+                "REENTRANCY_FUZZ_SEED=\(seed): \(world.failures.prefix(5).joined(separator: "; "))")
             return world.failures.isEmpty
         }
     }
@@ -201,7 +203,8 @@ final class ReentrancyWorld: @unchecked Sendable {
             step = s
             trace("step \(s)")
             action(depth: 0)
-            for debt in owed where debt.scope.told == debt.told && debt.scope.runs == debt.runs && debt.scope.cancels == debt.cancels {
+            for debt in owed
+            where debt.scope.told == debt.told && debt.scope.runs == debt.runs && debt.scope.cancels == debt.cancels {
                 fail(debt.missed)
             }
             owed = []
@@ -337,7 +340,9 @@ final class ReentrancyWorld: @unchecked Sendable {
         }
         if !scope.armed {
             fail("\(scope.kind) scope \(scope.index) told while not armed")
-        } else if !watchedInFlight && !scope.straddled && !frames.contains(where: { $0.scope === scope && $0.straddled }) {
+        } else if !watchedInFlight && !scope.straddled
+            && !frames.contains(where: { $0.scope === scope && $0.straddled })
+        {
             fail("\(scope.kind) scope \(scope.index) told with no write of what it watches")
         }
         if scope.kind != .continuous { scope.armed = false }
@@ -473,7 +478,8 @@ final class ReentrancyWorld: @unchecked Sendable {
                 // A scope whose objects have all gone is closed by the registrar (it could never fire).
                 let objectsGone = scope.watched.allSatisfy { weak[$0 / 4]?.object == nil }
                 if wasArmed != scope.armed && !objectsGone
-                    && !claimedByAStraddle(scope, wasArmed: wasArmed, armed: scope.armed) {
+                    && !claimedByAStraddle(scope, wasArmed: wasArmed, armed: scope.armed)
+                {
                     fail("\(scope.kind) scope \(scope.index): cancel returned \(wasArmed)")
                 }
                 // A continuous scope's claimed callbacks that have not started are dropped.
@@ -482,7 +488,7 @@ final class ReentrancyWorld: @unchecked Sendable {
             scope.token = nil
             scope.armed = false
             scope.watched = []
-            // A one-shot or continuous slot takes a new observation at its next `open`.
+        // A one-shot or continuous slot takes a new observation at its next `open`.
         }
     }
 
@@ -508,11 +514,15 @@ final class ReentrancyWorld: @unchecked Sendable {
     /// At a top-level step, with no scope open: an object lives exactly while the program holds it
     /// or a reusable scope not cancelled read it in its last run.
     func checkLifetimes() {
-        let heldByScopes = scopes.filter { $0.kind == .reusable && !$0.cancelled }.reduce(into: Set<Int>()) { $0.formUnion($1.held) }
+        let heldByScopes = scopes.filter { $0.kind == .reusable && !$0.cancelled }.reduce(into: Set<Int>()) {
+            $0.formUnion($1.held)
+        }
         for (id, reference) in weak {
             let alive = reference.object != nil
             let expected = pool[id] != nil || heldByScopes.contains(id)
-            if alive != expected { fail("object \(id) \(alive ? "alive" : "gone"), expected \(expected ? "alive" : "gone")") }
+            if alive != expected {
+                fail("object \(id) \(alive ? "alive" : "gone"), expected \(expected ? "alive" : "gone")")
+            }
         }
         for (id, count) in deinits where count > 1 { fail("object \(id) deinit ran \(count) times") }
     }

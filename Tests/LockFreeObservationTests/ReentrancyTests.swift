@@ -34,10 +34,12 @@ extension RegistrarTests {
         /// outer run on the outer scope loses `x` (its write is not told) and releases `x` once
         /// per run (a use after free).
         @Test func aRunNestedInARunKeepsTheOuterScopesDependencies() {
-            let a = Counters(), b = Counters()
+            let a = Counters()
+            let b = Counters()
             var x: Counters? = Counters()
             weak let weakX = x
-            let outerTold = Counter(), innerTold = Counter()
+            let outerTold = Counter()
+            let innerTold = Counter()
             let outer = ReusableScope { outerTold.bump() }
             let inner = ReusableScope { innerTold.bump() }
             let held = x!
@@ -69,8 +71,12 @@ extension RegistrarTests {
 
         /// The same through a one-shot scope between the two runs.
         @Test func aRunNestedInAOneShotScopeInARunKeepsTheOuterScopesDependencies() {
-            let a = Counters(), b = Counters(), x = Counters()
-            let outerTold = Counter(), innerTold = Counter(), oneShotTold = Counter()
+            let a = Counters()
+            let b = Counters()
+            let x = Counters()
+            let outerTold = Counter()
+            let innerTold = Counter()
+            let oneShotTold = Counter()
             let outer = ReusableScope { outerTold.bump() }
             let inner = ReusableScope { innerTold.bump() }
             for round in 0..<4 {
@@ -97,8 +103,11 @@ extension RegistrarTests {
         /// round after round; and the outer's dependencies survive the nested renders (without
         /// `forgetTakeovers`, the second round trapped in `clearSlots`).
         @Test func aCallbackThatRerendersAViewInsideARunKeepsBothScopesExact() {
-            let a = Counters(), y = Counters(), x = Counters()
-            let outerTold = Counter(), innerRenders = Counter()
+            let a = Counters()
+            let y = Counters()
+            let x = Counters()
+            let outerTold = Counter()
+            let innerRenders = Counter()
             let box = ScopeBox()
             box.render = {
                 innerRenders.bump()
@@ -168,7 +177,8 @@ extension RegistrarTests {
         /// The same when the run is nested: released at the end of the outermost scope.
         @Test func aDependencyDroppedByANestedRunIsReleasedAfterTheOutermostScope() {
             let keeper = Counters()
-            let outerTold = Counter(), innerTold = Counter()
+            let outerTold = Counter()
+            let innerTold = Counter()
             let depthAtDeinit = Counter(-1)
             var dying: Dying? = Dying { _ in
                 depthAtDeinit.set(_trackingDepth)
@@ -244,7 +254,8 @@ extension RegistrarTests {
         /// The same for an enclosing run cancelled inside a run nested in it.
         @Test func anEnclosingScopeCancelledInsideANestedRunKeepsNothing() {
             let model = Counters()
-            let told = Counter(), innerTold = Counter()
+            let told = Counter()
+            let innerTold = Counter()
             let outer = ReusableScope { told.bump() }
             let inner = ReusableScope { innerTold.bump() }
             outer.run {
@@ -320,7 +331,10 @@ enum DyingReadRoute {
         case .releasedInARunsBody:
             var dying: Dying? = Dying(onDeinit: reader)
             let scope = ReusableScope {}
-            scope.run { withExtendedLifetime(dying) {}; dying = nil }
+            scope.run {
+                withExtendedLifetime(dying) {}
+                dying = nil
+            }
             scope.cancel()
         case .releasedByACancelInsideARun:
             var dying: Dying? = Dying(onDeinit: reader)
@@ -332,7 +346,14 @@ enum DyingReadRoute {
             parent.cancel()
         case .releasedInANestedOneShotScope:
             var dying: Dying? = Dying(onDeinit: reader)
-            withTracking({ withTracking({ withExtendedLifetime(dying) {}; dying = nil }, onChange: {}) }, onChange: {})
+            withTracking(
+                {
+                    withTracking(
+                        {
+                            withExtendedLifetime(dying) {}
+                            dying = nil
+                        }, onChange: {})
+                }, onChange: {})
         }
         precondition(deinits.value == 1, "deinit ran \(deinits.value) times")
     }

@@ -83,8 +83,10 @@ extension RegistrarTests {
             let body = { rows.reduce(0) { $0 + $1.read(1) + $1.read(2) + $1.read(1) } }
             for _ in 0..<2 { _ = scope.run(body) }
             func snapshot(_ row: Row) -> [UInt] {
-                var words = [_getRetainCount(row), UInt(row._writes.load(ordering: .relaxed)),
-                             row._slots.load(ordering: .relaxed), row._laneSlots.load(ordering: .relaxed)]
+                var words = [
+                    _getRetainCount(row), UInt(row._writes.load(ordering: .relaxed)),
+                    row._slots.load(ordering: .relaxed), row._laneSlots.load(ordering: .relaxed),
+                ]
                 row._forEachSlotBlock { block in
                     let count = 3 + block.capacity
                     words += (0..<count).map { block.base.load(fromByteOffset: 8 * $0, as: UInt.self) }
@@ -188,8 +190,14 @@ extension RegistrarTests {
                 { rows, _ in rows.insert(Row(), at: 120) },
                 { rows, _ in rows.append(Row()) },
                 { rows, dropped in dropped.append(rows.removeFirst()) },
-                { rows, dropped in dropped.append(rows.remove(at: 5)); rows.insert(Row(), at: 100) },
-                { rows, _ in rows.swapAt(0, rows.count - 1); rows.swapAt(20, 21) },
+                { rows, dropped in
+                    dropped.append(rows.remove(at: 5))
+                    rows.insert(Row(), at: 100)
+                },
+                { rows, _ in
+                    rows.swapAt(0, rows.count - 1)
+                    rows.swapAt(20, 21)
+                },
             ]
             _ = scope.run { rows.reduce(0) { $0 + $1.read(1) } }
             for (n, edit) in edits.enumerated() {
@@ -529,10 +537,12 @@ extension RegistrarTests {
             let outer = Counter()
             let scope = ReusableScope(notifying: inner)
             for _ in 0..<2 {
-                let token = withCancellableTracking({
-                    _ = a.read(1)
-                    _ = scope.run { b.read(1) }
-                }, onChange: { outer.bump() }).token
+                let token = withCancellableTracking(
+                    {
+                        _ = a.read(1)
+                        _ = scope.run { b.read(1) }
+                    }, onChange: { outer.bump() }
+                ).token
                 #expect(token.isArmed && scope.isArmed)
                 token.cancel()
             }
@@ -581,7 +591,9 @@ extension RegistrarTests {
         /// scope was told more often than it ran. `held`: with an observed write of another object
         /// left in flight throughout, so that every run holds its cursor away from the getters
         /// (`tracking_thread.heldCursor`) and reads through the checked path.
-        @Test(arguments: [(0xA11C_0001, false), (0xA11C_0002, false), (0xA11C_0003, false), (0xA11C_0004, true)] as [(UInt64, Bool)])
+        @Test(
+            arguments: [(0xA11C_0001, false), (0xA11C_0002, false), (0xA11C_0003, false), (0xA11C_0004, true)]
+                as [(UInt64, Bool)])
         func concurrentViewsNeverMissAChange(seed: UInt64, held: Bool) {
             final class View: @unchecked Sendable {
                 // `@unchecked Sendable`: `reads` and `runs` belong to the owning thread; the rest
@@ -618,14 +630,17 @@ extension RegistrarTests {
                     for _ in 0..<100 {
                         if random.below(3) == 0 {
                             nodes[random.below(6)].write(
-                                random.below(StressModel.properties.count), next.raw.add(1, ordering: .relaxed).newValue)
+                                random.below(StressModel.properties.count), next.raw.add(1, ordering: .relaxed).newValue
+                            )
                             continue
                         }
                         let i = random.below(viewsPerThread)
                         let view = own[own.startIndex + i]
                         let change = random.below(8)
                         if change == 0 {
-                            pairs[i] = (0...random.below(4)).map { _ in (random.below(6), random.below(StressModel.properties.count)) }
+                            pairs[i] = (0...random.below(4)).map { _ in
+                                (random.below(6), random.below(StressModel.properties.count))
+                            }
                         } else if change == 1 {
                             pairs[i].shuffle(using: &random)
                         } else if view.dirty.value == 0 {
@@ -639,7 +654,9 @@ extension RegistrarTests {
                     barrier.wait(2 * round + 1)
                     if thread == 0 {
                         for view in views where view.scope.isArmed {
-                            if view.reads.contains(where: { nodes[$0.node].values[$0.slot].load(ordering: .relaxed) != $0.value }) {
+                            if view.reads.contains(where: {
+                                nodes[$0.node].values[$0.slot].load(ordering: .relaxed) != $0.value
+                            }) {
                                 stale.bump()
                             }
                         }

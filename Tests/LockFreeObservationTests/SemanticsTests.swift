@@ -62,8 +62,13 @@ extension RegistrarTests {
             let model = Counters()
             model.count = 3
             let fired = Counter()
-            let (_, token) = withCancellableTracking({ _ = model.count; _ = model.items; _ = model.name },
-                                                     onChange: { fired.bump() })
+            let (_, token) = withCancellableTracking(
+                {
+                    _ = model.count
+                    _ = model.items
+                    _ = model.name
+                },
+                onChange: { fired.bump() })
             model.count = 3
             model.items = [1, 2, 3]
             model.name = "a"
@@ -203,9 +208,10 @@ extension RegistrarTests {
             let model = Counters()
             let outer = Counter()
             let inner = Counter()
-            let (_, outerToken) = withCancellableTracking({
-                withTracking({ _ = model.other }, onChange: { inner.bump() })
-            }, onChange: { outer.bump() })
+            let (_, outerToken) = withCancellableTracking(
+                {
+                    withTracking({ _ = model.other }, onChange: { inner.bump() })
+                }, onChange: { outer.bump() })
             #expect(outerToken.isArmed)
             model.count = 1
             #expect(outer.value == 0)
@@ -236,14 +242,15 @@ extension RegistrarTests {
         @Test func mutationsInsideTheTrackedClosureAreNotReported() {
             let model = Counters()
             let fired = Counter()
-            let (_, token) = withCancellableTracking({
-                _ = model.count
-                model.count = 5  // the same property it read
-                model.count += 1
-                model.other = 7  // another property of an object it read
-                model.items.append(9)
-                _ = model.items
-            }, onChange: { fired.bump() })
+            let (_, token) = withCancellableTracking(
+                {
+                    _ = model.count
+                    model.count = 5  // the same property it read
+                    model.count += 1
+                    model.other = 7  // another property of an object it read
+                    model.items.append(9)
+                    _ = model.items
+                }, onChange: { fired.bump() })
             #expect(fired.value == 0)
             #expect(token.isArmed)
             model.other = 8  // written, never read: not a dependency
@@ -255,10 +262,11 @@ extension RegistrarTests {
         @Test func aWriteBeforeTheReadInsideTheClosureIsNotReported() {
             let model = Counters()
             let fired = Counter()
-            let (_, token) = withCancellableTracking({
-                model.count = 5
-                _ = model.count
-            }, onChange: { fired.bump() })
+            let (_, token) = withCancellableTracking(
+                {
+                    model.count = 5
+                    _ = model.count
+                }, onChange: { fired.bump() })
             #expect(fired.value == 0)
             #expect(token.isArmed)
             model.count = 6
@@ -272,7 +280,11 @@ extension RegistrarTests {
             var token = TrackingToken.inert
             do {
                 let doomed = Counters()
-                (_, token) = withCancellableTracking({ _ = doomed.count; _ = survivor.count }, onChange: { fired.bump() })
+                (_, token) = withCancellableTracking(
+                    {
+                        _ = doomed.count
+                        _ = survivor.count
+                    }, onChange: { fired.bump() })
                 doomed.other = 1
             }
             // `doomed` is gone: no callback, no crash. The scope still watches `survivor`.
@@ -367,10 +379,11 @@ extension RegistrarTests {
             let model = Counters()
             let ref = Unchecked(model)
             let fired = Counter()
-            let (_, token) = withCancellableTracking({
-                onNewThread { _ = ref.value.count }  // not this scope's read
-                _ = model.other
-            }, onChange: { fired.bump() })
+            let (_, token) = withCancellableTracking(
+                {
+                    onNewThread { _ = ref.value.count }  // not this scope's read
+                    _ = model.other
+                }, onChange: { fired.bump() })
             #expect(token.isArmed)
             model.count = 1
             #expect(fired.value == 0)

@@ -19,7 +19,8 @@ extension TrackedObject {
     func slotsInUse(lane: UInt32) -> Int {
         var count = 0
         var block = SlotBlock(
-            address: lane == 0 ? SlotsWord.address(_slots.load(ordering: .acquiring)) : _laneSlots.load(ordering: .acquiring))
+            address: lane == 0
+                ? SlotsWord.address(_slots.load(ordering: .acquiring)) : _laneSlots.load(ordering: .acquiring))
         while let current = block {
             for i in 0..<current.capacity where current.slot(i).pointee.load(ordering: .acquiring) != 0 { count += 1 }
             block = current.following
@@ -85,9 +86,11 @@ extension RegistrarTests {
             var tokens: [TrackingToken] = []
             inLane(lane) {
                 tokens.append(withCancellableTracking({ _ = counters.count }, onChange: { oneShot.bump() }).token)
-                withTracking({
-                    tokens.append(withCancellableTracking({ _ = counters.count }, onChange: { nested.bump() }).token)
-                }, onChange: {})
+                withTracking(
+                    {
+                        tokens.append(
+                            withCancellableTracking({ _ = counters.count }, onChange: { nested.bump() }).token)
+                    }, onChange: {})
                 tokens.append(observeChanges({ _ = counters.count }, onChange: { continuous.bump() }))
                 _ = reusable.run { counters.count }
             }
@@ -119,9 +122,10 @@ extension RegistrarTests {
                 let doomed = Counters()
                 for lane: UInt32 in [0, 1, 1] {
                     let captured = Captured(released)
-                    tokens.append(inLane(lane) {
-                        withCancellableTracking({ _ = doomed.count }, onChange: { _ = captured })
-                    }.token)
+                    tokens.append(
+                        inLane(lane) {
+                            withCancellableTracking({ _ = doomed.count }, onChange: { _ = captured })
+                        }.token)
                 }
                 #expect(doomed.slotsInUse(lane: 0) == 1 && doomed.slotsInUse(lane: 1) == 2)
                 #expect(released.value == 0)

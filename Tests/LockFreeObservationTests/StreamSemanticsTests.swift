@@ -150,7 +150,9 @@ import Testing
         watchdog.cancel()
         #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 })
         let finalValue = {
-            #expect(values.last == n, "missed final value: the consumer holds \(values.last ?? -1), the model \(model.value)")
+            #expect(
+                values.last == n,
+                "missed final value: the consumer holds \(values.last ?? -1), the model \(model.value)")
         }
         if S.losesRacingFinalValues {
             withKnownIssue("Observations may lose a write that races its evaluation", isIntermittent: true, finalValue)
@@ -261,8 +263,10 @@ protocol StreamUnderTest: SendableMetatype {
     /// Whether a write racing an evaluation (from outside `emit`'s isolation) may be lost.
     static var losesRacingFinalValues: Bool { get }
     associatedtype Model: StreamModel
-    associatedtype Values: AsyncSequence<Int, Never>, Sendable, SendableMetatype where Values.AsyncIterator: SendableMetatype
-    associatedtype Finishing: AsyncSequence<Int, Never>, Sendable, SendableMetatype where Finishing.AsyncIterator: SendableMetatype
+    associatedtype Values: AsyncSequence<Int, Never>, Sendable, SendableMetatype
+    where Values.AsyncIterator: SendableMetatype
+    associatedtype Finishing: AsyncSequence<Int, Never>, Sendable, SendableMetatype
+    where Finishing.AsyncIterator: SendableMetatype
     static func values(@_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () -> Int) -> Values
     /// A sequence that ends when `emit` returns `nil`.
     static func values(until emit: @escaping @Sendable () -> Int?) -> Finishing
@@ -296,7 +300,9 @@ enum LockFreeStream: StreamUnderTest {
         }
     }
 
-    static func values(@_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () -> Int) -> TrackedValues<Int, Never> {
+    static func values(@_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () -> Int) -> TrackedValues<
+        Int, Never
+    > {
         TrackedValues(emit)
     }
 
@@ -329,7 +335,9 @@ enum AppleStream: StreamUnderTest {
         }
     }
 
-    static func values(@_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () -> Int) -> Observations<Int, Never> {
+    static func values(@_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () -> Int) -> Observations<
+        Int, Never
+    > {
         Observations(emit)
     }
 

@@ -31,11 +31,13 @@ extension RegistrarTests {
             let model = Counters()
             let ref = Unchecked(model)
             let fired = Counter()
-            let (_, token) = withCancellableTracking({ _ = model.count }, onChange: {
-                fired.bump()
-                ref.value.count += 1  // in place, re-entrant, same property
-                ref.value.count = 100  // through the setter
-            })
+            let (_, token) = withCancellableTracking(
+                { _ = model.count },
+                onChange: {
+                    fired.bump()
+                    ref.value.count += 1  // in place, re-entrant, same property
+                    ref.value.count = 100  // through the setter
+                })
             model.count = 1
             #expect(fired.value == 1)
             #expect(!token.isArmed)
@@ -63,14 +65,19 @@ extension RegistrarTests {
             let second = Counter()
             let readInside = Counter(-1)
             let seenBySecond = Counter(-1)
-            withTracking({ _ = model.count }, onChange: {
-                first.bump()
-                readInside.set(withTracking({ ref.value.count }, onChange: {
-                    seenBySecond.set(ref.value.count)
-                    second.bump()
-                }))
-                #expect(second.value == 0)  // not before the store
-            })
+            withTracking(
+                { _ = model.count },
+                onChange: {
+                    first.bump()
+                    readInside.set(
+                        withTracking(
+                            { ref.value.count },
+                            onChange: {
+                                seenBySecond.set(ref.value.count)
+                                second.bump()
+                            }))
+                    #expect(second.value == 0)  // not before the store
+                })
             model.count = 1
             #expect(first.value == 1)
             #expect(readInside.value == 0)  // willSet: the old value
@@ -92,7 +99,12 @@ extension RegistrarTests {
                 var lastRead = -1
                 init(_ model: Counters) { self.model = model }
                 func observe() {
-                    lastRead = withTracking({ model.count }, onChange: { self.calls += 1; self.observe() })
+                    lastRead = withTracking(
+                        { model.count },
+                        onChange: {
+                            self.calls += 1
+                            self.observe()
+                        })
                 }
             }
             let model = Counters()
@@ -137,12 +149,13 @@ extension RegistrarTests {
             let ref = Unchecked(model)
             let fired = Counter()
             let firedInside = Counter(-1)
-            let (value, token) = withCancellableTracking({ () -> Int in
-                let value = model.count
-                onNewThread { ref.value.count = 7 }
-                firedInside.set(fired.value)
-                return value
-            }, onChange: { fired.bump() })
+            let (value, token) = withCancellableTracking(
+                { () -> Int in
+                    let value = model.count
+                    onNewThread { ref.value.count = 7 }
+                    firedInside.set(fired.value)
+                    return value
+                }, onChange: { fired.bump() })
             #expect(value == 0)
             #expect(firedInside.value == 0)  // not yet: it comes from the install
             #expect(fired.value == 1)
@@ -155,12 +168,13 @@ extension RegistrarTests {
             let model = Counters()
             let ref = Unchecked(model)
             let observer = CountingObserver()
-            let (_, token) = withTracking({
-                _ = model.count
-                model.count = 1  // its own write: not a change to report...
-                onNewThread { ref.value.count = 2 }  // ...but this one is
-                model.other = 3
-            }, notifying: observer)
+            let (_, token) = withTracking(
+                {
+                    _ = model.count
+                    model.count = 1  // its own write: not a change to report...
+                    onNewThread { ref.value.count = 2 }  // ...but this one is
+                    model.other = 3
+                }, notifying: observer)
             #expect(observer.count == 1)
             #expect(!token.isArmed)
         }
@@ -170,11 +184,12 @@ extension RegistrarTests {
             let second = Counters()
             let ref = Unchecked(second)
             let fired = Counter()
-            withTracking({
-                _ = first.count
-                _ = second.name
-                onNewThread { ref.value.name = "changed" }
-            }, onChange: { fired.bump() })
+            withTracking(
+                {
+                    _ = first.count
+                    _ = second.name
+                    onNewThread { ref.value.name = "changed" }
+                }, onChange: { fired.bump() })
             #expect(fired.value == 1)
             first.count = 1
             second.name = "again"
@@ -186,13 +201,15 @@ extension RegistrarTests {
             let ref = Unchecked(model)
             let outer = Counter()
             let inner = Counter()
-            withTracking({
-                withTracking({
-                    _ = model.count
-                    onNewThread { ref.value.count = 1 }
-                }, onChange: { inner.bump() })
-                #expect(inner.value == 1)
-            }, onChange: { outer.bump() })
+            withTracking(
+                {
+                    withTracking(
+                        {
+                            _ = model.count
+                            onNewThread { ref.value.count = 1 }
+                        }, onChange: { inner.bump() })
+                    #expect(inner.value == 1)
+                }, onChange: { outer.bump() })
             #expect(inner.value == 1)
             #expect(outer.value == 1)
         }
@@ -201,10 +218,11 @@ extension RegistrarTests {
             let model = Counters()
             let ref = Unchecked(model)
             let fired = Counter()
-            let token = observeChanges({
-                _ = model.count
-                onNewThread { ref.value.count = 1 }
-            }, onChange: { fired.bump() })
+            let token = observeChanges(
+                {
+                    _ = model.count
+                    onNewThread { ref.value.count = 1 }
+                }, onChange: { fired.bump() })
             #expect(fired.value == 1)
             #expect(token.isArmed)
             model.count = 2
@@ -279,7 +297,11 @@ extension RegistrarTests {
         func continuousObservationCountsEveryChangeUntilCancelled(changes: Int) {
             let model = Counters()
             let fired = Counter()
-            let token = observeChanges({ _ = model.count; _ = model.items }, onChange: { fired.bump() })
+            let token = observeChanges(
+                {
+                    _ = model.count
+                    _ = model.items
+                }, onChange: { fired.bump() })
             for i in 1...changes { model.count = i }
             #expect(fired.value == changes)
             model.count = changes  // equal value: not a change
@@ -358,7 +380,9 @@ extension RegistrarTests {
             #expect((0..<40).filter { single.watches($0) } == [15])
             let last = SlotContent(record: 1, generation: 0, property: SlotContent.propertyLimit - 1)
             #expect(last.watches(32767) && !last.watches(32767 - 0x8000 + 3))
-            let entry = tracking_entry(object: nil, mask: 1 << 0 | 1 << 14 | 1 << 15 | 1 << 63, version: 0, word: 0, ownWrites: 0, previous: -1, position: 0, dependency: -1)
+            let entry = tracking_entry(
+                object: nil, mask: 1 << 0 | 1 << 14 | 1 << 15 | 1 << 63, version: 0, word: 0, ownWrites: 0,
+                previous: -1, position: 0, dependency: -1)
             #expect(TrackingScope.slotCount(entry) == 3)  // one for 0 and 14, one each for 15 and 63
             var high = entry
             high.word = 1

@@ -69,7 +69,10 @@ final class Counters: TrackedObject, @unchecked Sendable {
             return _items
         }
         set {
-            guard _items != newValue else { return _items = newValue }
+            guard _items != newValue else {
+                _items = newValue
+                return
+            }
             let mutation = willMutate(2)
             _items = newValue
             didMutate(mutation)
@@ -88,7 +91,10 @@ final class Counters: TrackedObject, @unchecked Sendable {
             return _name
         }
         set {
-            guard _name != newValue else { return _name = newValue }
+            guard _name != newValue else {
+                _name = newValue
+                return
+            }
             let mutation = willMutate(3)
             _name = newValue
             didMutate(mutation)

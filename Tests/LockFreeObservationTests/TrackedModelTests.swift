@@ -124,7 +124,8 @@ extension RegistrarTests {
             let novel = Novel(title: "Emma", author: Writer(name: "Austen"))
             #expect(told(reading: { _ = novel.rating }, writing: { novel.rating = -0.0 }) == 0)
             #expect(novel.rating.sign == .minus, "-0.0 is equal to 0.0, and stored")
-            let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+            let composed = "caf\u{E9}"
+            let decomposed = "cafe\u{301}"
             novel.title = composed
             #expect(told(reading: { _ = novel.title }, writing: { novel.title = decomposed }) == 0)
             #expect(novel.title.unicodeScalars.count == 5, "the decomposed string is stored")
@@ -132,7 +133,8 @@ extension RegistrarTests {
         }
 
         @Test func aClassReferenceTellsUnlessItIsTheSameObject() {
-            let first = Plain(), second = Plain()
+            let first = Plain()
+            let second = Plain()
             let model = References(owner: first)
             #expect(told(reading: { _ = model.plain }, writing: { model.plain = first }) == 0)
             #expect(told(reading: { _ = model.plain }, writing: { model.plain = second }) == 1)

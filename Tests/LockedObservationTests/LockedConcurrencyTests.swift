@@ -1,8 +1,8 @@
 import CLockedTracking
 import Foundation
+import LockFreeObservation
 import RegistrarTestSupport
 import Synchronization
-import LockFreeObservation
 import Testing
 
 @testable import LockedObservation
@@ -109,7 +109,8 @@ import Testing
                 case 1:
                     let unread = (0..<counters.count).filter { !view.order.contains($0) }
                     if !unread.isEmpty {
-                        view.order.insert(unread[random.below(unread.count)], at: random.below(view.order.count / 4 + 1))
+                        view.order.insert(
+                            unread[random.below(unread.count)], at: random.below(view.order.count / 4 + 1))
                     }
                 default:
                     if view.dirty.load(ordering: .sequentiallyConsistent) == 0 { continue }

@@ -1,9 +1,9 @@
 import CLockedTracking
 import CTrackingSupport
 import Foundation
+import LockFreeObservation
 import RegistrarTestSupport
 import Synchronization
-import LockFreeObservation
 import Testing
 
 @testable import LockedObservation
@@ -15,12 +15,18 @@ final class Pair: LockedObject, @unchecked Sendable {
     private let otherStorage = Atomic<Int>(0)
 
     var count: Int {
-        get { trackAccess(0); return countStorage.load(ordering: .acquiring) }
+        get {
+            trackAccess(0)
+            return countStorage.load(ordering: .acquiring)
+        }
         set { withMutation(0) { countStorage.store(newValue, ordering: .releasing) } }
     }
 
     var other: Int {
-        get { trackAccess(1); return otherStorage.load(ordering: .acquiring) }
+        get {
+            trackAccess(1)
+            return otherStorage.load(ordering: .acquiring)
+        }
         set { withMutation(1) { otherStorage.store(newValue, ordering: .releasing) } }
     }
 }
@@ -31,7 +37,10 @@ final class Dying: LockedObject, @unchecked Sendable {
     // `@unchecked Sendable`: the hook is set at init and never changed.
     private var _count = 0
     var count: Int {
-        get { trackAccess(0); return _count }
+        get {
+            trackAccess(0)
+            return _count
+        }
         set { withMutation(0) { _count = newValue } }
     }
 
@@ -81,10 +90,12 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// any run or from another, and each object is released as often as retained.
     @Test(arguments: [false, true])
     func aRunNestedInARunKeepsTheOuterScopesDependencies(fromAnotherThread: Bool) {
-        let a = Pair(), b = Pair()
+        let a = Pair()
+        let b = Pair()
         var x: Pair? = Pair()
         weak let weakX = x
-        let outerTold = Told(), innerTold = Told()
+        let outerTold = Told()
+        let innerTold = Told()
         let outer = LockedScope { outerTold.bump() }
         let inner = LockedScope { innerTold.bump() }
         let held = x!
@@ -116,8 +127,12 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
 
     /// The same through a one-shot scope between the two runs.
     @Test func aRunNestedInAOneShotScopeInARunKeepsTheOuterScopesDependencies() {
-        let a = Pair(), b = Pair(), x = Pair()
-        let outerTold = Told(), innerTold = Told(), oneShotTold = Told()
+        let a = Pair()
+        let b = Pair()
+        let x = Pair()
+        let outerTold = Told()
+        let innerTold = Told()
+        let oneShotTold = Told()
         let outer = LockedScope { outerTold.bump() }
         let inner = LockedScope { innerTold.bump() }
         for round in 0..<4 {
@@ -147,8 +162,11 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// and tells it once, at its end). Exact counts, round after round; and the outer keeps what
     /// it read through the nested renders: a write after the run tells it once.
     @Test func aCallbackThatRerendersAViewInsideARunKeepsBothScopesExact() {
-        let a = Pair(), y = Pair(), x = Pair()
-        let outerTold = Told(), innerRenders = Told()
+        let a = Pair()
+        let y = Pair()
+        let x = Pair()
+        let outerTold = Told()
+        let innerRenders = Told()
         let box = ScopeBox()
         box.render = {
             innerRenders.bump()
@@ -198,7 +216,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// which read `x` before another thread's write, is not told.
     @Test func aChangeANestedRunsEndFindsIsToldAfterItsMerge() {
         let x = Pair()
-        let outerTold = Told(), innerTold = Told()
+        let outerTold = Told()
+        let innerTold = Told()
         let box = ScopeBox()
         box.render = { box.scope!.run { _ = x.count } }
         box.scope = LockedScope {
@@ -229,7 +248,9 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// free).
     @Test func aDroppedDependencysDeinitWriteIsToldAfterTheRun() {
         let keeper = Pair()
-        let told = Told(), deinits = Told(), deinitsInARun = Told()
+        let told = Told()
+        let deinits = Told()
+        let deinitsInARun = Told()
         var dying: Dying? = Dying { _ in
             deinits.bump()
             if Dying.aScopeRuns { deinitsInARun.bump() }
@@ -262,7 +283,10 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// deinit's write is no longer taken for the enclosing run's own (`_ScopeCore.releaseLater`).
     @Test func aDependencyDroppedByANestedRunIsReleasedAfterTheOutermostScope() {
         let keeper = Pair()
-        let outerTold = Told(), innerTold = Told(), deinits = Told(), deinitsInARun = Told()
+        let outerTold = Told()
+        let innerTold = Told()
+        let deinits = Told()
+        let deinitsInARun = Told()
         var dying: Dying? = Dying { _ in
             deinits.bump()
             if Dying.aScopeRuns { deinitsInARun.bump() }
@@ -290,7 +314,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
 
     /// Where a deinit that reads its own tracked property runs while a scope runs on its thread.
     enum DyingRead: CaseIterable {
-        case releasedByANestedReconciliation, releasedInARunsBody, releasedByACancelInsideARun, releasedInANestedOneShotScope
+        case releasedByANestedReconciliation, releasedInARunsBody, releasedByACancelInsideARun,
+            releasedInANestedOneShotScope
     }
 
     /// A deinit that reads its own tracked property while a scope runs on its thread: the read is
@@ -300,7 +325,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// for the outermost end (`releaseLater`), where no scope runs.
     @Test(arguments: DyingRead.allCases)
     func aDeinitReadingItsOwnPropertyInsideAScope(_ route: DyingRead) {
-        let deinits = Told(), deinitsInARun = Told()
+        let deinits = Told()
+        let deinitsInARun = Told()
         let reader: (Dying) -> Void = { dying in
             _ = dying.count
             deinits.bump()
@@ -388,7 +414,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// reads are merged into the enclosing one, which keeps none of them.
     @Test func anEnclosingScopeCancelledInsideANestedRunKeepsNothing() {
         let model = Pair()
-        let told = Told(), innerTold = Told()
+        let told = Told()
+        let innerTold = Told()
         let outer = LockedScope { told.bump() }
         let inner = LockedScope { innerTold.bump() }
         outer.run {
@@ -413,8 +440,10 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// would have armed it), the scope keeps nothing, and the enclosing scope still depends on
     /// what the cancelled run read (the merge).
     @Test func aScopeCancelledInsideItsNestedRunStillCountsForTheEnclosingRun() {
-        let a = Pair(), x = Pair()
-        let outerTold = Told(), innerTold = Told()
+        let a = Pair()
+        let x = Pair()
+        let outerTold = Told()
+        let innerTold = Told()
         let outer = LockedScope { outerTold.bump() }
         let inner = LockedScope { innerTold.bump() }
         inner.run { _ = x.count }
@@ -473,8 +502,10 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// `enclosing` chain): it tells neither scope. Counted in the nested run only, the enclosing
     /// scope's re-check takes the write for a change it missed.
     @Test func aWriteInANestedRunIsTheEnclosingRunsOwn() {
-        let x = Pair(), y = Pair()
-        let outerTold = Told(), innerTold = Told()
+        let x = Pair()
+        let y = Pair()
+        let outerTold = Told()
+        let innerTold = Told()
         let outer = LockedScope { outerTold.bump() }
         let inner = LockedScope { innerTold.bump() }
         for round in 0..<3 {
@@ -502,7 +533,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// enclosing run read already stands for all of them, and the others are lost.
     @Test func aNestedRunsFurtherPropertyOfAKeptDependencyIsWatchedByTheEnclosingScope() {
         let x = Pair()
-        let outerTold = Told(), innerTold = Told()
+        let outerTold = Told()
+        let innerTold = Told()
         let outer = LockedScope { outerTold.bump() }
         let inner = LockedScope { innerTold.bump() }
         for round in 0..<4 {
@@ -527,7 +559,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     /// one loaded at the merge, after the write.
     @Test func aWriteDuringANestedRunOfAFurtherPropertyTellsTheEnclosingScope() {
         let x = Pair()
-        let outerTold = Told(), innerTold = Told()
+        let outerTold = Told()
+        let innerTold = Told()
         let outer = LockedScope { outerTold.bump() }
         let inner = LockedScope { innerTold.bump() }
         for round in 0..<4 {

@@ -76,7 +76,9 @@ import Testing
     }
 
     @Test func droppedDependencyNoLongerNotifiesAndNewOneDoes() {
-        let a = CounterModel(), b = CounterModel(), c = CounterModel()
+        let a = CounterModel()
+        let b = CounterModel()
+        let c = CounterModel()
         let probe = CountingObserver()
         let scope = LockedScope(probe)
         _ = scope.run { a.value + b.value }
@@ -109,7 +111,10 @@ import Testing
             // `@unchecked Sendable`: the threads are joined between accesses.
             var _value = 0
             var value: Int {
-                get { trackAccess(0); return _value }
+                get {
+                    trackAccess(0)
+                    return _value
+                }
                 set { withMutation(0) { _value = newValue } }
             }
         }
@@ -215,9 +220,18 @@ import Testing
             { counters, _ in counters.insert(CounterModel(), at: 120) },
             { counters, _ in counters.append(CounterModel()) },
             { counters, dropped in dropped.append(counters.removeFirst()) },
-            { counters, dropped in dropped.append(counters.remove(at: 5)); counters.insert(CounterModel(), at: 100) },
-            { counters, _ in counters.swapAt(0, counters.count - 1); counters.swapAt(20, 21) },
-            { counters, dropped in dropped.append(counters[7]); counters[7] = CounterModel() },
+            { counters, dropped in
+                dropped.append(counters.remove(at: 5))
+                counters.insert(CounterModel(), at: 100)
+            },
+            { counters, _ in
+                counters.swapAt(0, counters.count - 1)
+                counters.swapAt(20, 21)
+            },
+            { counters, dropped in
+                dropped.append(counters[7])
+                counters[7] = CounterModel()
+            },
         ]
         _ = scope.run { counters.reduce(0) { $0 + $1.value } }
         for (n, edit) in edits.enumerated() {
@@ -259,7 +273,10 @@ import Testing
             var scope: LockedScope?
             let counter: CounterModel
             let seen: (Int) -> Void
-            init(_ counter: CounterModel, _ seen: @escaping (Int) -> Void) { self.counter = counter; self.seen = seen }
+            init(_ counter: CounterModel, _ seen: @escaping (Int) -> Void) {
+                self.counter = counter
+                self.seen = seen
+            }
             func observedValueWillChange() {
                 seen(counter.value)
                 // Re-run inside the callback, before the store: the scope reads the old value and
@@ -291,8 +308,10 @@ import Testing
     }
 
     @Test func nestedRunsCountForTheEnclosingScope() {
-        let a = CounterModel(), b = CounterModel()
-        let outer = CountingObserver(), inner = CountingObserver()
+        let a = CounterModel()
+        let b = CounterModel()
+        let outer = CountingObserver()
+        let inner = CountingObserver()
         let outerScope = LockedScope(outer)
         let innerScope = LockedScope(inner)
         _ = outerScope.run { a.value + innerScope.run { b.value } }
@@ -303,11 +322,12 @@ import Testing
         #expect(outer.count == 1)
         // A write in the nested body is the enclosing run's own write too.
         _ = outerScope.run {
-            a.value + innerScope.run {
-                let v = a.value
-                a.value = v + 1
-                return b.value
-            }
+            a.value
+                + innerScope.run {
+                    let v = a.value
+                    a.value = v + 1
+                    return b.value
+                }
         }
         #expect(inner.count == 1)
         #expect(outer.count == 1)

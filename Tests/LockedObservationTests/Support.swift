@@ -15,12 +15,18 @@ final class CounterModel: LockedObject, @unchecked Sendable {
     private var _label = ""
 
     var value: Int {
-        get { trackAccess(0); return storage.load(ordering: .acquiring) }
+        get {
+            trackAccess(0)
+            return storage.load(ordering: .acquiring)
+        }
         set { withMutation(0) { storage.store(newValue, ordering: .releasing) } }
     }
 
     var label: String {
-        get { trackAccess(1); return _label }
+        get {
+            trackAccess(1)
+            return _label
+        }
         set { withMutation(1) { _label = newValue } }
     }
 

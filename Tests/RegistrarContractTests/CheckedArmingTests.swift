@@ -5,7 +5,8 @@ extension ContractTests {
     /// A run of a scope still armed since a run that found no observed write in flight looks at no
     /// count (lock-free: `ReusableScope.looksForWritesInFlight`), and the writes that could pass
     /// such a run by make the next run look: the run's own write that outlives it.
-    @Suite(.enabled(if: runsAlone, "needs no observed write in flight in the process: runs alone")) struct CheckedArmingTests {
+    @Suite(.enabled(if: runsAlone, "needs no observed write in flight in the process: runs alone"))
+    struct CheckedArmingTests {
         /// Runs `scope` over `body` once more and expects the run to hold nothing: no observed
         /// write is in flight (the tests run alone, `runsAlone`), so from then on the scope is
         /// armed since a checked run.

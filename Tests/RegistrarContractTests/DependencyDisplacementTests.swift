@@ -12,7 +12,9 @@ extension ContractTests {
     @Suite struct DependencyDisplacementTests {
         /// Runs `scope` reading `source` then `old`, then again reading `source` then `new`, which
         /// takes `old`'s place, and then `rest(new)` in the same body. Returns `new`.
-        static func displacingRun<R: RegistrarUnderTest>(_ scope: R.Scope, _: R.Type, then rest: (_ new: R.Model) -> Int) -> R.Model {
+        static func displacingRun<R: RegistrarUnderTest>(
+            _ scope: R.Scope, _: R.Type, then rest: (_ new: R.Model) -> Int
+        ) -> R.Model {
             let (source, old, new) = (R.Model(), R.Model(), R.Model())
             _ = scope.run { source.read(0) + old.read(0) }
             _ = scope.run { source.read(0) + new.read(0) + rest(new) }
@@ -44,7 +46,10 @@ extension ContractTests {
                     #expect(R.dependency(scope, 1).object == Unmanaged.passUnretained(now).toOpaque())
                     #expect(R.dependency(scope, 1).mask == 1)
                     #expect(
-                        (R.slots(of: now, heldBy: scope), R.slots(of: other, heldBy: scope), R.slots(of: source, heldBy: scope))
+                        (
+                            R.slots(of: now, heldBy: scope), R.slots(of: other, heldBy: scope),
+                            R.slots(of: source, heldBy: scope)
+                        )
                             == (1, 0, 1))
                     other.write(0, round)
                     #expect(observer.count == told)
@@ -87,7 +92,8 @@ extension ContractTests {
         /// against the newer version and lose the write. After a run with no such write, both
         /// properties are watched and a third is not.
         @Test(arguments: Registrar.allCases, [false, true])
-        func aFurtherPropertyOfTheNewDependencyKeepsItsFirstVersion(_ registrar: Registrar, writeBetweenTheReads: Bool) {
+        func aFurtherPropertyOfTheNewDependencyKeepsItsFirstVersion(_ registrar: Registrar, writeBetweenTheReads: Bool)
+        {
             func check<R: RegistrarUnderTest>(_: R.Type) {
                 let observer = CountingObserver()
                 let scope = R.scope(notifying: observer)

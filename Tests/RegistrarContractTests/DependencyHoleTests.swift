@@ -27,8 +27,11 @@ extension ContractTests {
             /// dropped row's write tells it nothing, a row's write tells it once.
             func expectWatchesExactlyTheRows(_ note: String, sourceLocation: SourceLocation = #_sourceLocation) {
                 #expect(scope.dependencyCount == rows.count, "\(note)", sourceLocation: sourceLocation)
-                #expect(rows.allSatisfy { R.slots(of: $0, heldBy: scope) == 1 }, "\(note)", sourceLocation: sourceLocation)
-                #expect(dropped.allSatisfy { R.slots(of: $0, heldBy: scope) == 0 }, "\(note)", sourceLocation: sourceLocation)
+                #expect(
+                    rows.allSatisfy { R.slots(of: $0, heldBy: scope) == 1 }, "\(note)", sourceLocation: sourceLocation)
+                #expect(
+                    dropped.allSatisfy { R.slots(of: $0, heldBy: scope) == 0 }, "\(note)",
+                    sourceLocation: sourceLocation)
                 let told = observer.count
                 for row in dropped { row.write(1, row.stored + 1) }
                 #expect(observer.count == told, "\(note): a dropped row notified", sourceLocation: sourceLocation)

@@ -102,7 +102,9 @@ enum LockFree: RegistrarUnderTest {
         model._forEachSlotBlock { block in
             for i in 0..<block.capacity {
                 let content = SlotContent(raw: block.slot(i).pointee.load(ordering: .acquiring))
-                if content.raw != 0 && content.record == scope.record && content.generation == scope.generation { count += 1 }
+                if content.raw != 0 && content.record == scope.record && content.generation == scope.generation {
+                    count += 1
+                }
             }
         }
         return count

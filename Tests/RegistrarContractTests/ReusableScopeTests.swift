@@ -30,7 +30,9 @@ extension ContractTests {
                 }
                 #expect(seen == 0)
                 #expect(observer.count == 1, "the write after the last read finds the scope armed")
-                #expect(scope.dependencyCount == 3 && R.slots(of: a, heldBy: scope) == 1 && R.slots(of: c, heldBy: scope) == 1)
+                #expect(
+                    scope.dependencyCount == 3 && R.slots(of: a, heldBy: scope) == 1
+                        && R.slots(of: c, heldBy: scope) == 1)
                 if let updates = R.lastRunSlotUpdates(scope) { #expect(updates == 0) }
                 #expect(scope.run { a.read(0) + b.read(0) + c.read(0) } == 9)
                 b.write(0, 1)

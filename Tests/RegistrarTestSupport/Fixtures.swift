@@ -75,21 +75,28 @@ public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     }
     let readyRef = Unchecked(UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1))
     readyRef.value.initialize(to: Atomic(0))
-    defer { readyRef.value.deinitialize(count: 1); readyRef.value.deallocate() }
+    defer {
+        readyRef.value.deinitialize(count: 1)
+        readyRef.value.deallocate()
+    }
     var threads: [pthread_t] = []
     for i in 0..<count {
-        let box = Unmanaged.passRetained(Box {
-            // A start barrier, so that the threads really run at once.
-            readyRef.value.pointee.add(1, ordering: .sequentiallyConsistent)
-            while readyRef.value.pointee.load(ordering: .sequentiallyConsistent) < count { sched_yield() }
-            tracking_thread_state()!.pointee.lane = UInt32(i % 2) + 1
-            body(i)
-        }).toOpaque()
+        let box = Unmanaged.passRetained(
+            Box {
+                // A start barrier, so that the threads really run at once.
+                readyRef.value.pointee.add(1, ordering: .sequentiallyConsistent)
+                while readyRef.value.pointee.load(ordering: .sequentiallyConsistent) < count { sched_yield() }
+                tracking_thread_state()!.pointee.lane = UInt32(i % 2) + 1
+                body(i)
+            }
+        ).toOpaque()
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { argument in
-            Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
-            return nil
-        }, box)
+        let created = pthread_create(
+            &thread, nil,
+            { argument in
+                Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+                return nil
+            }, box)
         precondition(created == 0, "pthread_create failed")
         threads.append(thread)
     }

@@ -6,7 +6,9 @@ import Testing
 @Suite struct BookSceneTests {
     /// Steady-state steps reuse the observer slots of fired scopes: after a warm-up, no book's
     /// slot chain grows, however many more operations run.
-    @Test(arguments: ["toggle-available", "remove-insert", "append-remove", "swap", "select", "scroll", "rename-author"])
+    @Test(arguments: [
+        "toggle-available", "remove-insert", "append-remove", "swap", "select", "scroll", "rename-author",
+    ])
     func observerSlotsAreReused(_ step: String) throws {
         let scene = BookScene<LockFree>(n: 200, visible: 50)
         let operation = try Books.operation(step, scene)

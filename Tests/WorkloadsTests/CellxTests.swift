@@ -25,7 +25,9 @@ import Testing
             #expect(!reference.before.contains { $0.isNaN })
             for contender in Contenders.names {
                 let values = try lastLayers(contender, layers: layers)
-                #expect(values.before == reference.before && values.after == reference.after, "\(contender) at \(layers) layers")
+                #expect(
+                    values.before == reference.before && values.after == reference.after,
+                    "\(contender) at \(layers) layers")
             }
         }
     }

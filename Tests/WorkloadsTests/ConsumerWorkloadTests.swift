@@ -20,14 +20,17 @@ import Testing
         _ name: String, _ contender: String, _ parameters: [(String, String)] = [],
         _ body: @escaping @Sendable (any BenchmarkInstance) throws -> T
     ) async throws -> T? {
-        guard let benchmark = Streams.benchmarks().first(where: { $0.family == name && $0.contender == contender }) else {
+        guard let benchmark = Streams.benchmarks().first(where: { $0.family == name && $0.contender == contender })
+        else {
             return nil
         }
         let parameters = UncheckedSendable(Parameters(parameters))
         Streams.patience.store(30, ordering: .relaxed)
         return try await withCheckedThrowingContinuation { (done: CheckedContinuation<T?, any Error>) in
             Thread {
-                do { done.resume(returning: try body(try benchmark.make(parameters.value))) } catch { done.resume(throwing: error) }
+                do { done.resume(returning: try body(try benchmark.make(parameters.value))) } catch {
+                    done.resume(throwing: error)
+                }
             }.start()
         }
     }
@@ -38,7 +41,9 @@ import Testing
         for benchmark in Streams.benchmarks() {
             for parameters in benchmark.defaultParameterSets {
                 guard case .timingDependent(countsVary: false, let tolerance) = benchmark.threads(parameters) else {
-                    Issue.record("\(benchmark.name(with: parameters)) on \(benchmark.contender): \(benchmark.threads(parameters))")
+                    Issue.record(
+                        "\(benchmark.name(with: parameters)) on \(benchmark.contender): \(benchmark.threads(parameters))"
+                    )
                     continue
                 }
                 #expect(tolerance.isFinite && tolerance > 0)
@@ -52,10 +57,11 @@ import Testing
     @Test(arguments: contenders)
     func aBurstIsDeliveredAsOneTransaction(_ contender: String) async throws {
         for writes in [1, 100] {
-            let (delivered, missed) = try #require(try await onThread("stream/burst", contender, [("writes", String(writes))]) {
-                _ = try $0.run(operations: 3)
-                return ($0.extraMetrics["delivered"], $0.counts.missed)
-            })
+            let (delivered, missed) = try #require(
+                try await onThread("stream/burst", contender, [("writes", String(writes))]) {
+                    _ = try $0.run(operations: 3)
+                    return ($0.extraMetrics["delivered"], $0.counts.missed)
+                })
             let expected: Double = writes > 1 && ["naive", "floor"].contains(contender) ? 2 : 1
             #expect(delivered == expected, "writes=\(writes)")
             #expect(missed == 0)
@@ -65,11 +71,15 @@ import Testing
     @Test(arguments: contenders)
     func everyWriteHasALatencyAndTheFinalValueArrives(_ contender: String) async throws {
         // `locked` has no threaded stream workload (see `Streams.Family`).
-        guard let (metrics, missed) = try await onThread("stream/latency", contender, [], {
-            _ = try $0.run(operations: 20)
-            _ = try $0.run(operations: 5)
-            return ($0.measuredMetrics, $0.counts.missed)
-        }) else {
+        guard
+            let (metrics, missed) = try await onThread(
+                "stream/latency", contender, [],
+                {
+                    _ = try $0.run(operations: 20)
+                    _ = try $0.run(operations: 5)
+                    return ($0.measuredMetrics, $0.counts.missed)
+                })
+        else {
             #expect(contender == "locked")
             return
         }
@@ -83,10 +93,14 @@ import Testing
     @Test(arguments: contenders)
     func everyConsumerOfAFanOutHoldsEveryWrite(_ contender: String) async throws {
         for consumers in [1, 10] {
-            guard let (metrics, missed) = try await onThread("stream/fan-out", contender, [("consumers", String(consumers))], {
-                _ = try $0.run(operations: 5)
-                return ($0.measuredMetrics, $0.counts.missed)
-            }) else {
+            guard
+                let (metrics, missed) = try await onThread(
+                    "stream/fan-out", contender, [("consumers", String(consumers))],
+                    {
+                        _ = try $0.run(operations: 5)
+                        return ($0.measuredMetrics, $0.counts.missed)
+                    })
+            else {
                 #expect(contender == "locked")
                 return
             }

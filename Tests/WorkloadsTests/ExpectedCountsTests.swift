@@ -10,7 +10,9 @@ import Testing
     /// Each benchmark with its default parameter sets, shrunk to test sizes. The `stream` family is
     /// run by `ConsumerWorkloadTests`, on threads of its own: its consumers are tasks, which a test
     /// holding a thread of the cooperative pool while it waits for them could starve.
-    static let cases: [(benchmark: Benchmark, parameters: Parameters)] = Suite.all().filter { !$0.family.hasPrefix("stream/") }.flatMap { benchmark in
+    static let cases: [(benchmark: Benchmark, parameters: Parameters)] = Suite.all().filter {
+        !$0.family.hasPrefix("stream/")
+    }.flatMap { benchmark in
         benchmark.defaultParameterSets.map { (benchmark, shrink($0)) }
     }
 
@@ -33,7 +35,8 @@ import Testing
         // A benchmark that runs threads says what they do to its figures, and one that runs none
         // says nothing (`ThreadTiming`): the gate reads its counts and allocations by it.
         let startsThreads = Worker.createdOnThisThread > workers
-        #expect(startsThreads == benchmark.threads(parameters).runsThreads,
+        #expect(
+            startsThreads == benchmark.threads(parameters).runsThreads,
             "\(name): starts \(startsThreads ? "threads" : "no thread") but declares \(benchmark.threads(parameters))")
         instance.enableVerification()
         _ = try instance.run(operations: 1)
@@ -49,16 +52,22 @@ import Testing
 
     /// The workloads start threads only through `Worker`, which counts them for the test above.
     @Test func threadsAreStartedOnlyByWorkers() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Benchmarks/Workloads")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Benchmarks/Workloads")
         let files = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
-        let starts = try Regex(#"(^|[^A-Za-z0-9_.])(Thread\s*[({]|Thread\.detachNewThread|pthread_create|DispatchQueue|Task\s*[({]|Task\.detached)"#)
+        let starts = try Regex(
+            #"(^|[^A-Za-z0-9_.])(Thread\s*[({]|Thread\.detachNewThread|pthread_create|DispatchQueue|Task\s*[({]|Task\.detached)"#
+        )
         var offenders: [String] = []
         // The `stream` family's consumers and bursts are tasks, on the cooperative pool's threads
         // (the runtime's, not the workload's); each of its benchmarks declares its threads
         // (`ConsumerWorkloadTests.everyStreamBenchmarkDeclaresItsThreads`).
         for case let file as URL in files
-        where file.pathExtension == "swift" && !file.path.contains("/Streams/") && file.lastPathComponent != "StreamContenders.swift" {
-            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        where file.pathExtension == "swift" && !file.path.contains("/Streams/")
+            && file.lastPathComponent != "StreamContenders.swift"
+        {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
             for (number, line) in lines.enumerated() {
                 let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                 if code.contains(starts) { offenders.append("\(file.lastPathComponent):\(number + 1)") }
@@ -76,10 +85,13 @@ import Testing
     }
 
     @Test func everyBenchmarkRunsOnEveryContender() {
-        let families = Dictionary(grouping: Suite.all().filter { $0.contender != Benchmark.floorContender }, by: \.family)
+        let families = Dictionary(
+            grouping: Suite.all().filter { $0.contender != Benchmark.floorContender }, by: \.family)
         for (family, benchmarks) in families {
             // `locked` does not run the threaded stream families (`Streams.Family`).
-            let expected = Streams.threadedFamilies.contains(family) ? Set(Contenders.names).subtracting(["locked"]) : Set(Contenders.names)
+            let expected =
+                Streams.threadedFamilies.contains(family)
+                ? Set(Contenders.names).subtracting(["locked"]) : Set(Contenders.names)
             #expect(Set(benchmarks.map(\.contender)) == expected, "\(family)")
         }
     }

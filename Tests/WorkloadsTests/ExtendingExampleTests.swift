@@ -68,19 +68,22 @@ struct ToggleUnreadProperty: TreeFamily {
         let books = (0..<rows).map { C.Book(id: $0, title: "Book \($0)", author: author, isAvailable: true) }
         let graph = ViewGraph<C>()
         for book in books {
-            graph.mount(ViewNode("row\(book.id)", depth: 0, holding: Holdings(book), graph: graph) {
-                book.title.count
-            })
+            graph.mount(
+                ViewNode("row\(book.id)", depth: 0, holding: Holdings(book), graph: graph) {
+                    book.title.count
+                })
         }
         // region metric
         // A value of the workload's own, recorded as a metric (and gated exactly): how many books
         // are available when the counting pass ends.
         let extra = { ["available-books": Double(books.filter(\.isAvailable).count)] }
         // endregion metric
-        return Tree(graph: graph, operation: { op in
-            books[op % rows].isAvailable.toggle()
-            try graph.flush()
-        }, extra: extra)
+        return Tree(
+            graph: graph,
+            operation: { op in
+                books[op % rows].isAvailable.toggle()
+                try graph.flush()
+            }, extra: extra)
     }
 }
 // endregion workload
@@ -117,7 +120,8 @@ struct ToggleUnreadProperty: TreeFamily {
 
     @Test func theNewContenderRunsExistingWorkloads() throws {
         let families: [any WorkloadFamily] = [
-            ToggleUnreadProperty(), ViewTrees.FanOut(), SettingsWorkloads.ClassFields(), SettingsWorkloads.ContinuousLogger(),
+            ToggleUnreadProperty(), ViewTrees.FanOut(), SettingsWorkloads.ClassFields(),
+            SettingsWorkloads.ContinuousLogger(),
         ]
         for family in families {
             for benchmark in family.visit(OneShotLockFree.self) {

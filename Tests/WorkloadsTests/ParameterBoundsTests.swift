@@ -21,7 +21,9 @@ import Testing
             for set in b.defaultParameterSets + b.largeParameterSets {
                 for entry in set.entries {
                     let kind = b.parameterKinds[entry.key]
-                    #expect(kind?.accepts(entry.value) == true, "\(b.family): \(entry.key)=\(entry.value) not in \(String(describing: kind))")
+                    #expect(
+                        kind?.accepts(entry.value) == true,
+                        "\(b.family): \(entry.key)=\(entry.value) not in \(String(describing: kind))")
                 }
             }
         }
@@ -37,7 +39,9 @@ import Testing
             #expect(!runs.isEmpty && runs.allSatisfy { $0.parameters[key] == value }, "\(name)=\(value)")
         }
         for value in kind.boundaries.refused {
-            #expect(throws: UsageError("bad value '\(value)' for parameter '\(key)' of \(benchmark.family): want \(kind)")) {
+            #expect(
+                throws: UsageError("bad value '\(value)' for parameter '\(key)' of \(benchmark.family): want \(kind)")
+            ) {
                 try Selection(filter: filter, overrides: Parameters([(key, value)])).plan(suite)
             }
         }

@@ -47,12 +47,16 @@ extension Bench {
             }
             var rerun = current
             for result in measure(again, plan: longer) {
-                if let i = rerun.results.firstIndex(where: { $0.benchmark == result.benchmark && $0.contender == result.contender }) {
+                if let i = rerun.results.firstIndex(where: {
+                    $0.benchmark == result.benchmark && $0.contender == result.contender
+                }) {
                     rerun.results[i] = result
                 }
             }
             for name in suspects {
-                guard let better = Gate.ratio(rerun, name), better < Gate.ratio(current, name) ?? .infinity else { continue }
+                guard let better = Gate.ratio(rerun, name), better < Gate.ratio(current, name) ?? .infinity else {
+                    continue
+                }
                 for contender in [Gate.ratioNumerator, Gate.ratioDenominator] {
                     if let i = current.results.firstIndex(where: { $0.benchmark == name && $0.contender == contender }),
                         let replacement = rerun.result(name, contender)
@@ -63,7 +67,9 @@ extension Bench {
             }
             verdict = Gate.evaluate(baseline: baseline, current: current, thresholds: thresholds)
         }
-        if rounds > 0 { try write(current, to: options.output, formats: options.formats, keepSamples: options.keepSamples) }
+        if rounds > 0 {
+            try write(current, to: options.output, formats: options.formats, keepSamples: options.keepSamples)
+        }
         let gate = Gate.format(verdict)
         console.out("\n" + gate)
         // Beside the results, for a CI job summary.
@@ -73,11 +79,14 @@ extension Bench {
         let unchecked = Gate.unchecked(baseline: baseline, current: current)
         if !unchecked.isEmpty && [.success, .improvementOnly].contains(verdict.exitCode) {
             for line in unchecked { console.err("not checked: \(line)\n") }
-            throw BenchError(.baselineUnusable,
+            throw BenchError(
+                .baselineUnusable,
                 "the baseline gates \(unchecked.count) figure(s) this run did not measure (see 'not checked' above)")
         }
         if verdict.exitCode == .improvementOnly {
-            console.out("\nOnly improvements: lock them in with\n  bench baseline save NAME --input \(options.output)/results.json\n")
+            console.out(
+                "\nOnly improvements: lock them in with\n  bench baseline save NAME --input \(options.output)/results.json\n"
+            )
             console.out("and commit it with the thresholds (\(thresholdsPath)):\n\(thresholds.json)")
         }
         return verdict.exitCode

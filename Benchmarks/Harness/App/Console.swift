@@ -8,7 +8,8 @@ public struct Console: Sendable {
     public var err: @Sendable (String) -> Void
     public var interactive: Bool
 
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, interactive: Bool) {
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, interactive: Bool)
+    {
         self.out = out
         self.err = err
         self.interactive = interactive

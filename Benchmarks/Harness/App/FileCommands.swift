@@ -13,7 +13,10 @@ extension Bench {
         } catch {
             throw BenchError(error)
         }
-        console.out("wrote " + files.map(\.name).filter { !$0.hasSuffix(".svg") }.map { "\(folder)/\($0)" }.joined(separator: ", ") + "\n")
+        console.out(
+            "wrote "
+                + files.map(\.name).filter { !$0.hasSuffix(".svg") }.map { "\(folder)/\($0)" }.joined(separator: ", ")
+                + "\n")
     }
 
     /// `bench baseline save NAME`: keep what the gate and `compare` read of a results.json as
@@ -23,8 +26,10 @@ extension Bench {
     func saveBaseline(name: String, input: String, allowDirty: Bool = false) throws(BenchError) {
         let set = try load(input, role: "results file")
         if set.metadata.gitCommit.hasSuffix("-dirty") && !allowDirty {
-            throw BenchError(.usage,
-                "'\(input)' was measured at \(set.metadata.gitCommit), with uncommitted changes; commit and re-measure, or pass --allow-dirty")
+            throw BenchError(
+                .usage,
+                "'\(input)' was measured at \(set.metadata.gitCommit), with uncommitted changes; commit and re-measure, or pass --allow-dirty"
+            )
         }
         let path = Baseline.path(for: name)
         let text = SummaryJSON.encode(set, detail: .gated, keep: Baseline.gated(in: set))
@@ -34,7 +39,8 @@ extension Bench {
 
     /// `bench compare A B`.
     func compare(_ a: String, _ b: String) throws(BenchError) {
-        let old = try load(a), new = try load(b)
+        let old = try load(a)
+        let new = try load(b)
         console.out(Comparison.format(old: old, new: new))
     }
 

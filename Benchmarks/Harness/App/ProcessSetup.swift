@@ -13,7 +13,8 @@ public enum ProcessSetup {
         let argv = arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", argv)
         // exec failed: carry on, non-deterministic hashing is still measurable.
-        FileHandle.standardError.write(Data("bench: warning: could not re-exec with SWIFT_DETERMINISTIC_HASHING=1\n".utf8))
+        FileHandle.standardError.write(
+            Data("bench: warning: could not re-exec with SWIFT_DETERMINISTIC_HASHING=1\n".utf8))
     }
 
     /// A debug build's numbers mean nothing: `bench` refuses to measure unless

@@ -36,7 +36,8 @@ extension Bench {
         let written = try write(set, to: options.output, formats: options.formats, keepSamples: options.keepSamples)
         console.out(SummaryTable.format(set))
         let failed = reportFailures(set)
-        console.out("\n" + SummaryTable.closing(set, folder: options.output, files: written.filter { !$0.hasSuffix(".svg") }))
+        console.out(
+            "\n" + SummaryTable.closing(set, folder: options.output, files: written.filter { !$0.hasSuffix(".svg") }))
         return RunOutcome(exitCode: failed ? .benchmarkFailed : .success, results: set, runs: runs, plan: plan)
     }
 

@@ -62,7 +62,9 @@ public enum Parser {
             while let flag = try tokens.nextFlag() {
                 switch flag {
                 case "--input": input = try tokens.value(for: flag)
-                case "--allow-dirty": try tokens.noValue(for: flag); allowDirty = true
+                case "--allow-dirty":
+                    try tokens.noValue(for: flag)
+                    allowDirty = true
                 default: throw UsageError("unknown option '\(flag)' for baseline save")
                 }
             }
@@ -94,18 +96,25 @@ public enum Parser {
                 let names = try tokens.value(for: flag).split(separator: ",").map(String.init)
                 guard !names.isEmpty else { throw UsageError("\(flag) needs a name") }
                 options.contenders = (options.contenders ?? []) + names
-            case "--quick": try tokens.noValue(for: flag); options.quick = true
-            case "--full": try tokens.noValue(for: flag); options.full = true
+            case "--quick":
+                try tokens.noValue(for: flag)
+                options.quick = true
+            case "--full":
+                try tokens.noValue(for: flag)
+                options.full = true
             case "--samples":
                 let text = try tokens.value(for: flag)
-                guard let n = Int(text), n > 0 else { throw UsageError("--samples wants a positive integer, not '\(text)'") }
+                guard let n = Int(text), n > 0 else {
+                    throw UsageError("--samples wants a positive integer, not '\(text)'")
+                }
                 options.samples = n
             case "--param":
                 let text = try tokens.value(for: flag)
                 guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
                     throw UsageError("--param wants key=value, not '\(text)'")
                 }
-                options.parameters.entries.append(ParameterEntry(key: String(text[..<eq]), value: String(text[text.index(after: eq)...])))
+                options.parameters.entries.append(
+                    ParameterEntry(key: String(text[..<eq]), value: String(text[text.index(after: eq)...])))
             case "--output": options.output = try tokens.value(for: flag)
             case "--format": options.formats = try formats(try tokens.value(for: flag))
             case "--metrics":
@@ -116,10 +125,16 @@ public enum Parser {
                     }
                     groups.insert(group)
                 }
-                guard !groups.isEmpty else { throw UsageError("--metrics needs time, allocations, instructions or counts") }
+                guard !groups.isEmpty else {
+                    throw UsageError("--metrics needs time, allocations, instructions or counts")
+                }
                 options.metrics = groups
-            case "--quiet": try tokens.noValue(for: flag); options.quiet = true
-            case "--keep-samples": try tokens.noValue(for: flag); options.keepSamples = true
+            case "--quiet":
+                try tokens.noValue(for: flag)
+                options.quiet = true
+            case "--keep-samples":
+                try tokens.noValue(for: flag)
+                options.keepSamples = true
             case "--baseline" where acceptBaseline: baseline = try tokens.value(for: flag)
             default: throw UsageError("unknown option '\(flag)'; try 'bench --help'")
             }

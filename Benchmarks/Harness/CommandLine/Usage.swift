@@ -26,9 +26,11 @@ public enum Usage {
     public static func text(for topic: String?) -> String {
         switch topic {
         case "run":
-            return "USAGE: bench run [options]\n\nMeasures the suite and writes results.csv, results.json, report.md (with a page per benchmark group) and SVG charts.\n\nOptions:\n\(runOptions)\n\n\(exitCodes)\n"
+            return
+                "USAGE: bench run [options]\n\nMeasures the suite and writes results.csv, results.json, report.md (with a page per benchmark group) and SVG charts.\n\nOptions:\n\(runOptions)\n\n\(exitCodes)\n"
         case "list":
-            return "USAGE: bench list [--filter REGEX]\n\nPrints every benchmark's full name once, e.g. books/toggle-available/n=100000/visible=50.\n"
+            return
+                "USAGE: bench list [--filter REGEX]\n\nPrints every benchmark's full name once, e.g. books/toggle-available/n=100000/visible=50.\n"
         case "report":
             return """
                 USAGE: bench report [--input FILE] [--output DIR] [--format csv,json,markdown,github-action-benchmark]
@@ -48,9 +50,11 @@ public enum Usage {
 
                 """
         case "baseline":
-            return "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check reads of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
+            return
+                "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check reads of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
         case "compare":
-            return "USAGE: bench compare A B\n\nPrints a Markdown table of every metric in A and B (baseline names or JSON files): old, new, delta,\nratio; \"(?)\" marks rows whose p25..p75 ranges overlap.\n"
+            return
+                "USAGE: bench compare A B\n\nPrints a Markdown table of every metric in A and B (baseline names or JSON files): old, new, delta,\nratio; \"(?)\" marks rows whose p25..p75 ranges overlap.\n"
         case "check":
             return """
                 USAGE: bench check --baseline FILE [run options]

@@ -9,7 +9,8 @@ extension ChildProcessExecutor {
             return nil
         }
         let failedAll = { (why: String) in runs.map { _ in Measurer.PassReport.failed(why) } }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-callgrind-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bench-callgrind-\(UUID().uuidString)")
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
             return failedAll("cannot create a folder for callgrind: \(error)")
         }
@@ -26,7 +27,10 @@ extension ChildProcessExecutor {
             extraEnvironment: ["SWIFT_DETERMINISTIC_HASHING": "1"],
             limit: Self.timeLimitSeconds + 60 * Double(runs.count),
             launcher: { arguments in
-                (valgrind, InstructionCounter.valgrindArguments(outFile: outFile, executable: program, arguments: arguments))
+                (
+                    valgrind,
+                    InstructionCounter.valgrindArguments(outFile: outFile, executable: program, arguments: arguments)
+                )
             })
         var totals: [Int: UInt64] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
@@ -41,7 +45,9 @@ extension ChildProcessExecutor {
                 continue
             }
             let perOperation = Double(total) / Double(max(1, reports[i].batch))
-            reports[i].metrics = [MetricResult(name: MetricName.instructions, unit: "instructions", value: perOperation)]
+            reports[i].metrics = [
+                MetricResult(name: MetricName.instructions, unit: "instructions", value: perOperation)
+            ]
         }
         return reports
     }

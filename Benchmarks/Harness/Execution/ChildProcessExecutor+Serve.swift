@@ -11,7 +11,8 @@ extension ChildProcessExecutor {
         else { throw BenchError(.usage, "malformed \(subcommand) request") }
         IdleThread.start()
         for (index, request) in requests.enumerated() {
-            guard let benchmark = suite.first(where: { $0.family == request.family && $0.contender == request.contender })
+            guard
+                let benchmark = suite.first(where: { $0.family == request.family && $0.contender == request.contender })
             else { throw BenchError(.usage, "no benchmark \(request.family) on \(request.contender)") }
             let parameters = request.parameters
             let report =

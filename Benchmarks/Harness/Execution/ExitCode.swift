@@ -39,7 +39,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
 
     /// The help's table, generated from the cases.
     public static var table: String {
-        "Exit codes:\n" + allCases.map { "  " + String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + $0.meaning }
+        "Exit codes:\n"
+            + allCases.map { "  " + String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + $0.meaning }
             .joined(separator: "\n")
     }
 }

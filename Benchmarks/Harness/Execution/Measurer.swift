@@ -26,9 +26,10 @@ public enum Measurer {
                 guard let first = all.first else { continue }
                 if first.samples != nil {
                     let samples = all.flatMap { $0.samples ?? [] }
-                    metrics.append(MetricResult(
-                        name: name, unit: first.unit, summary: Summary(samples), samples: samples,
-                        processes: all.map { $0.samples?.count ?? 0 }))
+                    metrics.append(
+                        MetricResult(
+                            name: name, unit: first.unit, summary: Summary(samples), samples: samples,
+                            processes: all.map { $0.samples?.count ?? 0 }))
                 } else {
                     let values = all.map(\.summary.p50).sorted()
                     metrics.append(MetricResult(name: name, unit: first.unit, value: values[(values.count - 1) / 2]))
@@ -58,7 +59,9 @@ public enum Measurer {
             for measured in instance.measuredMetrics where !measured.values.isEmpty {
                 metrics.append(
                     measured.values.count > 1
-                        ? MetricResult(name: measured.name, unit: measured.unit, summary: Summary(measured.values), samples: measured.values)
+                        ? MetricResult(
+                            name: measured.name, unit: measured.unit, summary: Summary(measured.values),
+                            samples: measured.values)
                         : MetricResult(name: measured.name, unit: measured.unit, value: measured.values[0]))
             }
             let missed = instance.counts.missed
@@ -100,7 +103,8 @@ public enum Measurer {
             let perOp = { (v: Int) in Double(v) / Double(ops) }
             if let before, let after {
                 metrics.append(
-                    MetricResult(name: MetricName.mallocs, unit: "count", value: perOp(Int(after.mallocs &- before.mallocs))))
+                    MetricResult(
+                        name: MetricName.mallocs, unit: "count", value: perOp(Int(after.mallocs &- before.mallocs))))
                 metrics.append(
                     MetricResult(name: MetricName.bytes, unit: "bytes", value: perOp(Int(after.bytes &- before.bytes))))
             }

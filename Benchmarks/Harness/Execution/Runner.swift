@@ -4,7 +4,9 @@ import Synchronization
 
 /// How much time a run of the suite may take.
 public enum RunMode: String, Sendable, Codable {
-    case quick, standard = "default", full
+    case quick
+    case standard = "default"
+    case full
 
     /// Seconds for the whole suite, process start-up and setup included, and the per-run sampling
     /// budget bounds. The instruction pass comes on top (about 50 s for quick, 1.5 minutes for
@@ -58,7 +60,9 @@ public struct Runner: Sendable {
     /// for all runs), each visit's sampling budget is re-planned from the time left, less the
     /// overhead (process start, setup, counting) seen so far, within the mode's bounds: the suite
     /// ends near its deadline whatever it holds.
-    public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard) -> [BenchmarkResult] {
+    public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard)
+        -> [BenchmarkResult]
+    {
         let start = clock()
         let groups = Self.byBenchmark(runs)
         var firsts: [Int] = []  // each group's first index in `runs`
@@ -81,14 +85,17 @@ public struct Runner: Sendable {
                 if let deadline {
                     let left = deadline - Double(clock() - start) / 1e9
                     let share = left / Double(runs.count * rounds - visited) - overhead
-                    let seconds = min(max(share * Double(rounds), mode.budgetBounds.lowerBound), mode.budgetBounds.upperBound)
+                    let seconds = min(
+                        max(share * Double(rounds), mode.budgetBounds.lowerBound), mode.budgetBounds.upperBound)
                     current.budgetNanoseconds = UInt64(seconds * 1e9)
                     current.warmupNanoseconds = current.budgetNanoseconds / 10
                 }
                 let began = clock()
                 let done = Double(visited) / Double(runs.count * rounds)
                 let announce = { (offset: Int, pass: String) -> Void in
-                    events?(.passBegan(index: first + offset, total: runs.count, run: group[offset], pass: pass, done: done))
+                    events?(
+                        .passBegan(index: first + offset, total: runs.count, run: group[offset], pass: pass, done: done)
+                    )
                 }
                 var groupTimings = Array(timings[first..<first + group.count])
                 if metrics.contains(.time) {
@@ -103,7 +110,8 @@ public struct Runner: Sendable {
                 }
                 let spent = Double(clock() - began) / 1e9 / Double(group.count)
                 let budget = Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9 / Double(rounds)
-                overhead = (overhead * Double(visited) + max(0, spent - budget) * Double(group.count))
+                overhead =
+                    (overhead * Double(visited) + max(0, spent - budget) * Double(group.count))
                     / Double(visited + group.count)
                 visited += group.count
             }
@@ -163,14 +171,18 @@ public struct Runner: Sendable {
             return (i, ops)
         }
         if !skipped.isEmpty {
-            events?(.note(
-                "instructions not counted for \(skipped.count) run(s) expected to take over \(Int(mode.instructionRunSeconds)) s "
-                    + "under callgrind: " + skipped.prefix(3).joined(separator: ", ") + (skipped.count > 3 ? ", ..." : "")))
+            events?(
+                .note(
+                    "instructions not counted for \(skipped.count) run(s) expected to take over \(Int(mode.instructionRunSeconds)) s "
+                        + "under callgrind: " + skipped.prefix(3).joined(separator: ", ")
+                        + (skipped.count > 3 ? ", ..." : "")))
         }
         guard !wanted.isEmpty else { return }
         let groups = Self.instructionGroups(wanted, contender: { runs[$0].contender })
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let groupSeconds = groups.map { group in group.reduce(Self.valgrindStartSeconds) { $0 + (seconds[$1.index] ?? 0) } }
+        let groupSeconds = groups.map { group in
+            group.reduce(Self.valgrindStartSeconds) { $0 + (seconds[$1.index] ?? 0) }
+        }
         let estimate = max(groupSeconds.max() ?? 0, groupSeconds.reduce(0, +) / Double(min(cores, groups.count)))
         events?(.instructionsBegan(runs: wanted.count, estimate: estimate))
         let reports = Mutex<[[Measurer.PassReport]?]>(Array(repeating: nil, count: groups.count))
@@ -242,9 +254,9 @@ public struct Runner: Sendable {
         group.enumerated().map { j, run in
             let reports = timings[j]
             let timing: Measurer.PassReport =
-                if let failed = reports.first(where: { $0.failure != nil }) { failed }
-                else if reports.count > 1 { Measurer.PassReport(pooling: reports) }
-                else { reports.first ?? Measurer.PassReport(metrics: [], failure: nil, batch: 1) }
+                if let failed = reports.first(where: { $0.failure != nil }) { failed } else if reports.count > 1 {
+                    Measurer.PassReport(pooling: reports)
+                } else { reports.first ?? Measurer.PassReport(metrics: [], failure: nil, batch: 1) }
             var counting: Measurer.PassReport?
             if timing.failure == nil && MetricGroup.needsCountingPass(metrics) {
                 began(j, "counting")

@@ -27,7 +27,9 @@ public struct Selection: Sendable {
     /// `--param key=value` overrides, in command-line order.
     public var overrides = Parameters()
 
-    public init(filter: String? = nil, contenders: [String]? = nil, full: Bool = false, overrides: Parameters = Parameters()) {
+    public init(
+        filter: String? = nil, contenders: [String]? = nil, full: Bool = false, overrides: Parameters = Parameters()
+    ) {
         self.filter = filter
         self.contenders = contenders
         self.full = full
@@ -49,7 +51,8 @@ public struct Selection: Sendable {
             let declaring = chosen.filter { $0.parameterKinds[key] != nil }
             if declaring.isEmpty { throw UsageError("no selected benchmark has a parameter '\(key)'") }
             for b in declaring where !b.parameterKinds[key]!.accepts(value) {
-                throw UsageError("bad value '\(value)' for parameter '\(key)' of \(b.family): want \(b.parameterKinds[key]!)")
+                throw UsageError(
+                    "bad value '\(value)' for parameter '\(key)' of \(b.family): want \(b.parameterKinds[key]!)")
             }
         }
         let regex: Regex<AnyRegexOutput>?

@@ -24,7 +24,8 @@ public enum CSVFormat {
                     ]))
             }
             if r.metrics.isEmpty, let failure = r.failure {
-                lines.append(row([r.benchmark, r.contender, "failed", "", "0", "", "", "", "", "", "", "", "", "", "", failure]))
+                lines.append(
+                    row([r.benchmark, r.contender, "failed", "", "0", "", "", "", "", "", "", "", "", "", "", failure]))
             }
         }
         return lines.joined(separator: "\n") + "\n"

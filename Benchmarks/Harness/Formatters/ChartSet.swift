@@ -22,12 +22,15 @@ public enum ChartSet {
                 title: "primitives: time per operation (p50, log scale)", axisLabel: "time per operation",
                 categories: primitives.map { String($0.dropFirst("primitives/".count)) }, series: series,
                 tick: NumberFormat.duration)
-            charts.append(Chart(group: "primitives", title: "primitives: time per operation", fileName: "primitives.svg", svg: svg))
+            charts.append(
+                Chart(
+                    group: "primitives", title: "primitives: time per operation", fileName: "primitives.svg", svg: svg))
         }
 
         charts += Crossover.charts(set)
         var families: [String] = []
-        for r in set.results where r.parameter("n") != nil && r.parameter(Crossover.parameter) == nil
+        for r in set.results
+        where r.parameter("n") != nil && r.parameter(Crossover.parameter) == nil
             && !families.contains(r.family)
         {
             families.append(r.family)
@@ -48,7 +51,9 @@ public enum ChartSet {
                     title: "\(family): \(label)", xLabel: "n (log scale)", yLabel: "\(label) (log scale)",
                     series: series, yTick: tick)
                 charts.append(
-                    Chart(group: group, title: "\(family): \(label) against n", fileName: "\(slug)-\(metric).svg", svg: svg))
+                    Chart(
+                        group: group, title: "\(family): \(label) against n", fileName: "\(slug)-\(metric).svg",
+                        svg: svg))
             }
         }
         return charts
@@ -58,20 +63,26 @@ public enum ChartSet {
     /// (constant ones are left out of the label).
     static func lineSeries(_ results: [BenchmarkResult], contenders: [String], metric: String) -> [SVGChart.Series] {
         var values: [String: Set<String>] = [:]
-        for r in results { for p in r.parameters.entries where p.key != "n" { values[p.key, default: []].insert(p.value) } }
+        for r in results {
+            for p in r.parameters.entries where p.key != "n" { values[p.key, default: []].insert(p.value) }
+        }
         let varying = Set(values.filter { $0.value.count > 1 }.keys)
         var series: [SVGChart.Series] = []
         for c in contenders {
             var keys: [String] = []
             var points: [String: [(x: Double, y: Double)]] = [:]
             for r in results where r.contender == c {
-                guard let n = r.parameter("n").flatMap(Double.init), let y = r.metric(metric)?.summary.p50 else { continue }
+                guard let n = r.parameter("n").flatMap(Double.init), let y = r.metric(metric)?.summary.p50 else {
+                    continue
+                }
                 let rest = r.parameters.entries.filter { varying.contains($0.key) }.map { "\($0.key)=\($0.value)" }
                     .joined(separator: " ")
                 if points[rest] == nil { keys.append(rest) }
                 points[rest, default: []].append((x: n, y: y))
             }
-            for key in keys { series.append(SVGChart.Series(name: key.isEmpty ? c : "\(c) \(key)", points: points[key]!)) }
+            for key in keys {
+                series.append(SVGChart.Series(name: key.isEmpty ? c : "\(c) \(key)", points: points[key]!))
+            }
         }
         return series
     }

@@ -31,19 +31,24 @@ public enum Crossover {
     /// each side's view evaluations per operation, when known: the render cost multiplies them, so
     /// with no fewer evaluations than `b`, `a` never overtakes it, and with fewer, the cost beyond the
     /// measured ones where it does is the gap at the first cost over the difference in evaluations.
-    public static func find(_ points: [(cost: Double, a: Double, b: Double)], evaluations: (a: Double, b: Double)? = nil) -> Point? {
+    public static func find(
+        _ points: [(cost: Double, a: Double, b: Double)], evaluations: (a: Double, b: Double)? = nil
+    ) -> Point? {
         let sorted = points.sorted { $0.cost < $1.cost }
         guard let first = sorted.first else { return nil }
         if first.a <= first.b { return .always }
         if let evaluations, evaluations.a >= evaluations.b { return .never }
         for (previous, next) in zip(sorted, sorted.dropFirst()) where next.a <= next.b {
-            let d0 = previous.a - previous.b, d1 = next.a - next.b
+            let d0 = previous.a - previous.b
+            let d1 = next.a - next.b
             return .at(previous.cost + d0 * (next.cost - previous.cost) / (d0 - d1))
         }
         if let evaluations { return .beyond(first.cost + (first.a - first.b) / (evaluations.b - evaluations.a)) }
         guard sorted.count >= 2 else { return .never }
-        let previous = sorted[sorted.count - 2], last = sorted[sorted.count - 1]
-        let d0 = previous.a - previous.b, d1 = last.a - last.b
+        let previous = sorted[sorted.count - 2]
+        let last = sorted[sorted.count - 1]
+        let d0 = previous.a - previous.b
+        let d1 = last.a - last.b
         guard d1 < d0 else { return .never }
         return .beyond(last.cost + d1 * (last.cost - previous.cost) / (d0 - d1))
     }
@@ -70,7 +75,8 @@ public enum Crossover {
                 let a = results.first { $0.contender == fineGrained && cost($0) == c }.flatMap(time)
                 let b = results.first { $0.contender == publishEverything && cost($0) == c }.flatMap(time)
                 if let a, let b { points.append((c, a, b)) }
-                cells.append(a.map(NumberFormat.duration).map { "\($0) / " + (b.map(NumberFormat.duration) ?? "–") } ?? "–")
+                cells.append(
+                    a.map(NumberFormat.duration).map { "\($0) / " + (b.map(NumberFormat.duration) ?? "–") } ?? "–")
             }
             let evaluations = { (c: String) in
                 results.first { $0.contender == c }?.metric(MetricName.evaluations)?.summary.p50
@@ -78,7 +84,9 @@ public enum Crossover {
             let counted = evaluations(fineGrained).flatMap { a in evaluations(publishEverything).map { (a, $0) } }
             rows.append([name] + cells + [find(points, evaluations: counted)?.text ?? "–"])
         }
-        let header = ["family"] + costs.map { "render \($0 == 0 ? "0" : NumberFormat.duration($0)): \(fineGrained) / \(publishEverything)" }
+        let header =
+            ["family"]
+            + costs.map { "render \($0 == 0 ? "0" : NumberFormat.duration($0)): \(fineGrained) / \(publishEverything)" }
             + ["\(fineGrained) faster than \(publishEverything)"]
         return "\n## Render cost: where fine-grained observation pays\n\n"
             + "Each view evaluation is charged a render cost standing for its body and diff (`--param render=NS`,"
@@ -95,13 +103,16 @@ public enum Crossover {
         cases(set).map { name, results in
             let contenders = set.contenders.filter { c in results.contains { $0.contender == c } }
             let series = contenders.map { c in
-                SVGChart.Series(name: c, points: results.filter { $0.contender == c }.compactMap { r in
-                    guard let x = cost(r), let y = time(r) else { return nil }
-                    return (x / 1000, y)
-                })
+                SVGChart.Series(
+                    name: c,
+                    points: results.filter { $0.contender == c }.compactMap { r in
+                        guard let x = cost(r), let y = time(r) else { return nil }
+                        return (x / 1000, y)
+                    })
             }
             let svg = SVGChart.lines(
-                title: "\(name): time per operation against render cost", xLabel: "render cost per view evaluation (µs)",
+                title: "\(name): time per operation against render cost",
+                xLabel: "render cost per view evaluation (µs)",
                 yLabel: "time per operation (log scale)", series: series, yTick: NumberFormat.duration, linearX: true)
             let slug = name.replacingOccurrences(of: "/", with: "-").replacingOccurrences(of: "=", with: "")
             return ChartSet.Chart(

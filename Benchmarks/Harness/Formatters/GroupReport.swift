@@ -22,12 +22,15 @@ public enum GroupReport {
         var out = "# Benchmark results: \(group)\n\n"
         out += "[Summary and the run](\(ReportFormat.fileName)). " + ReportFormat.measured(set.metadata)
         out += ReportFormat.failures(results)
-        out += "## Overview\n\n" + overview(own, pooledVariance: set.pooledRoundVariance(reference: set.referenceContender))
+        out +=
+            "## Overview\n\n"
+            + overview(own, pooledVariance: set.pooledRoundVariance(reference: set.referenceContender))
         out += "\nTimes are per operation: p50 / p99; `–`: not run for that contender. " + ReportFormat.ratioNote
         out += " Below ratio 1 the reference is faster.\n"
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }
         if results.contains(where: { $0.metric(MetricName.instructions) != nil }) {
-            out += "\nInstructions per operation are counted by \(set.metadata.instructionCounter ?? "callgrind") over the"
+            out +=
+                "\nInstructions per operation are counted by \(set.metadata.instructionCounter ?? "callgrind") over the"
             out += " measured region only, for the benchmarks that declare an instruction pass: a count, not a"
             out += " time, that repeats exactly from run to run. The gate holds lockfree's.\n"
         } else if let note = set.metadata.instructionNote {
@@ -53,20 +56,29 @@ public enum GroupReport {
         let list = contenders.joined(separator: " / ")
         let counted = set.hasInstructions ? [MetricName.instructions] : []
         var header = ["benchmark"] + contenders.map { "\($0) p50 / p99" }
-        header += ["mallocs/op (\(list))", "invalidations/op (\(list))"] + counted.map { _ in "instructions/op (\(list))" }
+        header +=
+            ["mallocs/op (\(list))", "invalidations/op (\(list))"] + counted.map { _ in "instructions/op (\(list))" }
         if let reference { header += others.map { "\(reference) ÷ \($0) (instructions; p50 time, 95% interval)" } }
         let rows = names.map { name -> [String] in
             var row = [name]
             for c in contenders {
-                guard let r = set.result(name, c) else { row.append("–"); continue }
-                if r.failure != nil { row.append("FAILED"); continue }
+                guard let r = set.result(name, c) else {
+                    row.append("–")
+                    continue
+                }
+                if r.failure != nil {
+                    row.append("FAILED")
+                    continue
+                }
                 row.append(
                     r.metric(MetricName.time).map {
                         NumberFormat.duration($0.summary.p50) + " / " + NumberFormat.duration($0.summary.p99)
                     } ?? "n/a")
             }
             for metric in [MetricName.mallocs, MetricName.invalidations] + counted {
-                if metric == MetricName.instructions && !contenders.contains(where: { set.result(name, $0)?.metric(metric) != nil }) {
+                if metric == MetricName.instructions
+                    && !contenders.contains(where: { set.result(name, $0)?.metric(metric) != nil })
+                {
                     row.append("")
                     continue
                 }
@@ -86,7 +98,10 @@ public enum GroupReport {
 
     /// One benchmark's percentiles of every metric on every contender, folded.
     static func details(_ set: ResultSet, _ name: String) -> String {
-        let header = ["contender", "metric", "unit", "samples", "p0", "p25", "p50", "p75", "p90", "p99", "p100", "mean", "95% CI of p50"]
+        let header = [
+            "contender", "metric", "unit", "samples", "p0", "p25", "p50", "p75", "p90", "p99", "p100", "mean",
+            "95% CI of p50",
+        ]
         var rows: [[String]] = []
         for r in set.results where r.benchmark == name {
             for m in r.metrics {
@@ -98,7 +113,9 @@ public enum GroupReport {
                     n(s.p99), n(s.p100), n(s.mean), ci,
                 ])
             }
-            if let failure = r.failure { rows.append([r.contender, "FAILED", "", "", "", "", "", "", "", "", "", "", failure]) }
+            if let failure = r.failure {
+                rows.append([r.contender, "FAILED", "", "", "", "", "", "", "", "", "", "", failure])
+            }
         }
         let table = MarkdownTable(header: header, rows: rows, rightAligned: Set(3..<header.count - 1)).text
         return "<details><summary><code>\(name)</code></summary>\n\n" + table + "\n</details>\n\n"

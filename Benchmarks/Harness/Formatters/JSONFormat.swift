@@ -14,6 +14,7 @@ public enum JSONFormat {
     }
 
     public static func decode(_ data: Data) throws -> ResultSet {
-        SummaryJSON.isCompact(data) ? try SummaryJSON.decode(data) : try JSONDecoder().decode(ResultSet.self, from: data)
+        SummaryJSON.isCompact(data)
+            ? try SummaryJSON.decode(data) : try JSONDecoder().decode(ResultSet.self, from: data)
     }
 }

@@ -73,7 +73,8 @@ public enum ReportFormat {
         let pooled = set.pooledRoundVariance(reference: set.referenceContender)
         let verdicts = verdicts(set)
         let withVerdict = hasVerdicts(set)
-        let header = ["benchmark", "invalidations/op (\(shown.joined(separator: " / ")))"]
+        let header =
+            ["benchmark", "invalidations/op (\(shown.joined(separator: " / ")))"]
             + shown.map { "\($0) p50" } + ratios.map { "\($0.numerator) ÷ \($0.denominator)" }
             + (withVerdict ? ["verdict"] : [])
         let rows = summarized(set).map { name -> [String] in
@@ -84,14 +85,16 @@ public enum ReportFormat {
             }
             let invalidations = shown.map { cell($0, MetricName.invalidations, NumberFormat.readable) }
             let ratioCells = ratios.map { pair in
-                set.timeRatio(name, pair.numerator, pair.denominator, pooledVariance: pooled).map(NumberFormat.ratio) ?? ""
+                set.timeRatio(name, pair.numerator, pair.denominator, pooledVariance: pooled).map(NumberFormat.ratio)
+                    ?? ""
             }
             return [name, Set(invalidations).count == 1 ? invalidations[0] : invalidations.joined(separator: " / ")]
                 + shown.map { cell($0, MetricName.time, NumberFormat.duration) } + ratioCells
                 + (withVerdict ? [verdicts[name]?.text ?? ""] : [])
         }
         let textColumns = withVerdict ? [0, header.count - 1] : [0]
-        return MarkdownTable(header: header, rows: rows, rightAligned: Set(header.indices).subtracting(textColumns)).text
+        return MarkdownTable(header: header, rows: rows, rightAligned: Set(header.indices).subtracting(textColumns))
+            .text
     }
 
     /// The reference's verdict against the other summary contenders, per benchmark.
@@ -138,8 +141,13 @@ public enum ReportFormat {
         if !hidden.isEmpty {
             let listed = Set(summarized(set))
             let left = set.benchmarkNames.filter { !listed.contains($0) }
-            out += "\nThe other contenders (" + hidden.map { "`\($0)`" }.joined(separator: ", ") + ") are on the group pages"
-            out += left.isEmpty ? ".\n" : ", as are the benchmarks only they ran (" + left.map { "`\($0)`" }.joined(separator: ", ") + ").\n"
+            out +=
+                "\nThe other contenders (" + hidden.map { "`\($0)`" }.joined(separator: ", ")
+                + ") are on the group pages"
+            out +=
+                left.isEmpty
+                ? ".\n"
+                : ", as are the benchmarks only they ran (" + left.map { "`\($0)`" }.joined(separator: ", ") + ").\n"
         }
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }
         return out
@@ -184,14 +192,17 @@ public enum ReportFormat {
             "`\(c)` in \(names.filter { (mallocs($0, c) ?? 0) > 0 }.count)"
         }
         var out = "\n## Allocations\n\n"
-        out += "Benchmarks that allocate per operation, of the \(names.count) counted: " + counts.joined(separator: ", ") + ".\n"
+        out +=
+            "Benchmarks that allocate per operation, of the \(names.count) counted: " + counts.joined(separator: ", ")
+            + ".\n"
         guard !allocating.isEmpty else { return out }
         let rows = allocating.map { name in
-            [name] + shown.map { c in
-                guard let r = set.result(name, c) else { return "–" }
-                if r.failure != nil { return "FAILED" }
-                return r.metric(MetricName.mallocs).map { NumberFormat.readable($0.summary.p50) } ?? "n/a"
-            }
+            [name]
+                + shown.map { c in
+                    guard let r = set.result(name, c) else { return "–" }
+                    if r.failure != nil { return "FAILED" }
+                    return r.metric(MetricName.mallocs).map { NumberFormat.readable($0.summary.p50) } ?? "n/a"
+                }
         }
         out += "\n<details><summary>mallocs per operation (p50) where a contender allocates</summary>\n\n"
         out += MarkdownTable(header: ["benchmark"] + shown, rows: rows, rightAligned: Set(1...shown.count)).text

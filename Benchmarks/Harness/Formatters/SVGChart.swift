@@ -23,9 +23,12 @@ public enum SVGChart {
         title: String, axisLabel: String, categories: [String], series: [(name: String, values: [Double?])],
         tick: (Double) -> String
     ) -> String {
-        let barHeight = 14.0, groupGap = 12.0
-        let left = min(10 + 7 * Double(categories.map(\.count).max() ?? 10), 380), right = 30.0
-        let top = 56.0, width = 900.0
+        let barHeight = 14.0
+        let groupGap = 12.0
+        let left = min(10 + 7 * Double(categories.map(\.count).max() ?? 10), 380)
+        let right = 30.0
+        let top = 56.0
+        let width = 900.0
         let plotWidth = width - left - right
         let groupHeight = Double(series.count) * barHeight + groupGap
         let height = top + Double(categories.count) * groupHeight + 50
@@ -42,17 +45,21 @@ public enum SVGChart {
             svg += "<text x=\"\(tx)\" y=\"\(fmt(bottom + 16))\" text-anchor=\"middle\">\(escape(tick(t)))</text>\n"
             _ = k
         }
-        svg += "<text x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(bottom + 36))\" text-anchor=\"middle\">\(escape(axisLabel))</text>\n"
+        svg +=
+            "<text x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(bottom + 36))\" text-anchor=\"middle\">\(escape(axisLabel))</text>\n"
         for (c, category) in categories.enumerated() {
             let gy = top + Double(c) * groupHeight
-            svg += "<text x=\"\(fmt(left - 6))\" y=\"\(fmt(gy + Double(series.count) * barHeight / 2 + 4))\" text-anchor=\"end\">\(escape(category))</text>\n"
+            svg +=
+                "<text x=\"\(fmt(left - 6))\" y=\"\(fmt(gy + Double(series.count) * barHeight / 2 + 4))\" text-anchor=\"end\">\(escape(category))</text>\n"
             for (s, serie) in series.enumerated() {
                 guard c < serie.values.count, let v = serie.values[c], v > 0 else { continue }
                 let y = gy + Double(s) * barHeight
-                svg += "<rect x=\"\(fmt(left))\" y=\"\(fmt(y))\" width=\"\(fmt(max(x(v) - left, 1)))\" height=\"\(fmt(barHeight - 2))\" fill=\"\(color(s))\"><title>\(escape(serie.name)): \(escape(tick(v)))</title></rect>\n"
+                svg +=
+                    "<rect x=\"\(fmt(left))\" y=\"\(fmt(y))\" width=\"\(fmt(max(x(v) - left, 1)))\" height=\"\(fmt(barHeight - 2))\" fill=\"\(color(s))\"><title>\(escape(serie.name)): \(escape(tick(v)))</title></rect>\n"
             }
         }
-        svg += "<line x1=\"\(fmt(left))\" y1=\"\(fmt(top - 4))\" x2=\"\(fmt(left))\" y2=\"\(fmt(bottom))\" stroke=\"#333\"/>\n"
+        svg +=
+            "<line x1=\"\(fmt(left))\" y1=\"\(fmt(top - 4))\" x2=\"\(fmt(left))\" y2=\"\(fmt(bottom))\" stroke=\"#333\"/>\n"
         return svg + "</svg>\n"
     }
 
@@ -60,10 +67,17 @@ public enum SVGChart {
     /// Lines on a log-log plot; with `linearX`, the x axis is linear from 0 (and points at x = 0 are
     /// drawn).
     public static func lines(
-        title: String, xLabel: String, yLabel: String, series: [Series], yTick: (Double) -> String, linearX: Bool = false
+        title: String, xLabel: String, yLabel: String, series: [Series], yTick: (Double) -> String,
+        linearX: Bool = false
     ) -> String {
-        let width = 720.0, height = 440.0, left = 90.0, right = 170.0, top = 40.0, bottomMargin = 56.0
-        let plotWidth = width - left - right, plotHeight = height - top - bottomMargin
+        let width = 720.0
+        let height = 440.0
+        let left = 90.0
+        let right = 170.0
+        let top = 40.0
+        let bottomMargin = 56.0
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottomMargin
         let xValues = series.flatMap { $0.points.map(\.x) }
         let xs: any ChartAxis = linearX ? LinearAxis(xValues.filter { $0 >= 0 }) : LogAxis(xValues.filter { $0 > 0 })
         let ys = LogAxis(series.flatMap { $0.points.map(\.y) }.filter { $0 > 0 })
@@ -73,25 +87,34 @@ public enum SVGChart {
 
         var svg = header(width: width, height: height, title: title)
         for t in xs.ticks {
-            svg += "<line x1=\"\(fmt(px(t)))\" y1=\"\(fmt(top))\" x2=\"\(fmt(px(t)))\" y2=\"\(fmt(bottom))\" stroke=\"#ddd\"/>\n"
-            svg += "<text x=\"\(fmt(px(t)))\" y=\"\(fmt(bottom + 16))\" text-anchor=\"middle\">\(escape(NumberFormat.readable(t)))</text>\n"
+            svg +=
+                "<line x1=\"\(fmt(px(t)))\" y1=\"\(fmt(top))\" x2=\"\(fmt(px(t)))\" y2=\"\(fmt(bottom))\" stroke=\"#ddd\"/>\n"
+            svg +=
+                "<text x=\"\(fmt(px(t)))\" y=\"\(fmt(bottom + 16))\" text-anchor=\"middle\">\(escape(NumberFormat.readable(t)))</text>\n"
         }
         for t in ys.ticks {
-            svg += "<line x1=\"\(fmt(left))\" y1=\"\(fmt(py(t)))\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(fmt(py(t)))\" stroke=\"#ddd\"/>\n"
-            svg += "<text x=\"\(fmt(left - 6))\" y=\"\(fmt(py(t) + 4))\" text-anchor=\"end\">\(escape(yTick(t)))</text>\n"
+            svg +=
+                "<line x1=\"\(fmt(left))\" y1=\"\(fmt(py(t)))\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(fmt(py(t)))\" stroke=\"#ddd\"/>\n"
+            svg +=
+                "<text x=\"\(fmt(left - 6))\" y=\"\(fmt(py(t) + 4))\" text-anchor=\"end\">\(escape(yTick(t)))</text>\n"
         }
-        svg += "<rect x=\"\(fmt(left))\" y=\"\(fmt(top))\" width=\"\(fmt(plotWidth))\" height=\"\(fmt(plotHeight))\" fill=\"none\" stroke=\"#333\"/>\n"
-        svg += "<text x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(height - 14))\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"
-        svg += "<text x=\"18\" y=\"\(fmt(top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(fmt(top + plotHeight / 2)))\">\(escape(yLabel))</text>\n"
+        svg +=
+            "<rect x=\"\(fmt(left))\" y=\"\(fmt(top))\" width=\"\(fmt(plotWidth))\" height=\"\(fmt(plotHeight))\" fill=\"none\" stroke=\"#333\"/>\n"
+        svg +=
+            "<text x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(height - 14))\" text-anchor=\"middle\">\(escape(xLabel))</text>\n"
+        svg +=
+            "<text x=\"18\" y=\"\(fmt(top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(fmt(top + plotHeight / 2)))\">\(escape(yLabel))</text>\n"
         for (i, s) in series.enumerated() {
             let points = s.points.filter { (linearX ? $0.x >= 0 : $0.x > 0) && $0.y > 0 }.sorted { $0.x < $1.x }
             let path = points.map { "\(fmt(px($0.x))),\(fmt(py($0.y)))" }.joined(separator: " ")
             svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(color(i))\" stroke-width=\"2\"/>\n"
             for p in points {
-                svg += "<circle cx=\"\(fmt(px(p.x)))\" cy=\"\(fmt(py(p.y)))\" r=\"3\" fill=\"\(color(i))\"><title>\(escape(s.name)): \(escape(yTick(p.y)))</title></circle>\n"
+                svg +=
+                    "<circle cx=\"\(fmt(px(p.x)))\" cy=\"\(fmt(py(p.y)))\" r=\"3\" fill=\"\(color(i))\"><title>\(escape(s.name)): \(escape(yTick(p.y)))</title></circle>\n"
             }
             let ly = top + 14 + Double(i) * 18
-            svg += "<rect x=\"\(fmt(left + plotWidth + 12))\" y=\"\(fmt(ly - 9))\" width=\"12\" height=\"12\" fill=\"\(color(i))\"/>\n"
+            svg +=
+                "<rect x=\"\(fmt(left + plotWidth + 12))\" y=\"\(fmt(ly - 9))\" width=\"12\" height=\"12\" fill=\"\(color(i))\"/>\n"
             svg += "<text x=\"\(fmt(left + plotWidth + 30))\" y=\"\(fmt(ly + 1))\">\(escape(s.name))</text>\n"
         }
         return svg + "</svg>\n"

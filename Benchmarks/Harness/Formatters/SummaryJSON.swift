@@ -81,10 +81,11 @@ public enum SummaryJSON {
         let results = file.results.map { row in
             let parts = row.benchmark.split(separator: "/").map(String.init)
             let family = parts.filter { !$0.contains("=") }.joined(separator: "/")
-            let parameters = Parameters(parts.filter { $0.contains("=") }.map { part in
-                let eq = part.firstIndex(of: "=")!
-                return (String(part[..<eq]), String(part[part.index(after: eq)...]))
-            })
+            let parameters = Parameters(
+                parts.filter { $0.contains("=") }.map { part in
+                    let eq = part.firstIndex(of: "=")!
+                    return (String(part[..<eq]), String(part[part.index(after: eq)...]))
+                })
             let metrics = row.metrics.keys.sorted(by: canonicalOrder).map { name in
                 MetricResult(
                     name: name, unit: file.units[name] ?? "value", summary: row.metrics[name]!.summary,
@@ -97,12 +98,14 @@ public enum SummaryJSON {
         return ResultSet(schemaVersion: file.schemaVersion, metadata: file.metadata, results: results)
     }
 
-    static let order = [
-        MetricName.time, MetricName.setupTime, MetricName.retainedBytes, MetricName.mallocs, MetricName.bytes,
-    ] + MetricName.counts + [MetricName.instructions]
+    static let order =
+        [
+            MetricName.time, MetricName.setupTime, MetricName.retainedBytes, MetricName.mallocs, MetricName.bytes,
+        ] + MetricName.counts + [MetricName.instructions]
 
     static func canonicalOrder(_ a: String, _ b: String) -> Bool {
-        let ia = order.firstIndex(of: a) ?? order.count, ib = order.firstIndex(of: b) ?? order.count
+        let ia = order.firstIndex(of: a) ?? order.count
+        let ib = order.firstIndex(of: b) ?? order.count
         return ia != ib ? ia < ib : a < b
     }
 

@@ -40,14 +40,17 @@ public enum SummaryTable {
             r.failure == nil ? r.metric(MetricName.time).map { (r, $0.summary.p50) } : nil
         }
         if let (slowest, p50) = timed.max(by: { $0.1 < $1.1 }) {
-            lines.append("Slowest: \(slowest.benchmark) on \(slowest.contender), \(NumberFormat.duration(p50)) per operation (p50)")
+            lines.append(
+                "Slowest: \(slowest.benchmark) on \(slowest.contender), \(NumberFormat.duration(p50)) per operation (p50)"
+            )
         }
         let failed = set.results.filter { $0.failure != nil }
-        lines.append(failed.isEmpty
-            ? "Failed: none of \(set.results.count) runs"
-            : "Failed: \(failed.count) of \(set.results.count) runs: "
-                + failed.prefix(5).map { "\($0.benchmark) on \($0.contender)" }.joined(separator: ", ")
-                + (failed.count > 5 ? ", ..." : "") + " (reasons above)")
+        lines.append(
+            failed.isEmpty
+                ? "Failed: none of \(set.results.count) runs"
+                : "Failed: \(failed.count) of \(set.results.count) runs: "
+                    + failed.prefix(5).map { "\($0.benchmark) on \($0.contender)" }.joined(separator: ", ")
+                    + (failed.count > 5 ? ", ..." : "") + " (reasons above)")
         return lines.joined(separator: "\n") + "\n"
     }
 }
@@ -71,7 +74,8 @@ extension ResultSet {
         {
             return paired
         }
-        let sa = a.samples ?? [a.summary.p50], sb = b.samples ?? [b.summary.p50]
+        let sa = a.samples ?? [a.summary.p50]
+        let sb = b.samples ?? [b.summary.p50]
         guard !sa.isEmpty, !sb.isEmpty else { return nil }
         return RatioEstimate(numerator: sa, denominator: sb)
     }

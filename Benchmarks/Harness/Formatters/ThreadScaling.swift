@@ -32,16 +32,18 @@ public enum ThreadScaling {
         let withOne = Set(order.filter { byName[$0]!.contains { threads($0) == 1 } })
         var cases: [Case] = []
         for name in order {
-            let base = withOne.contains(name)
+            let base =
+                withOne.contains(name)
                 ? name
                 : withOne.filter { sameShape($0, name) }.max { $0.count < $1.count }
             guard let base else { continue }
             let counts = Set(byName[name]!.compactMap(threads).filter { $0 > 1 }).sorted()
             for n in counts {
-                cases.append(Case(
-                    name: name, threads: n, base: base,
-                    results: byName[name]!.filter { threads($0) == n },
-                    baseResults: byName[base]!.filter { threads($0) == 1 }))
+                cases.append(
+                    Case(
+                        name: name, threads: n, base: base,
+                        results: byName[name]!.filter { threads($0) == n },
+                        baseResults: byName[base]!.filter { threads($0) == 1 }))
             }
         }
         return cases
@@ -49,7 +51,8 @@ public enum ThreadScaling {
 
     /// Whether `name` varies the family of `base`: `family-variant` with the same other parameters.
     static func sameShape(_ base: String, _ name: String) -> Bool {
-        let (baseFamily, baseRest) = split(base), (family, rest) = split(name)
+        let (baseFamily, baseRest) = split(base)
+        let (family, rest) = split(name)
         return baseRest == rest && family.hasPrefix(baseFamily + "-")
     }
 
@@ -69,12 +72,15 @@ public enum ThreadScaling {
         let contenders = set.contenders.filter { c in cases.contains { $0.results.contains { $0.contender == c } } }
         let rows = cases.map { c -> [String] in
             let label = "\(c.name)/threads=\(c.threads)" + (c.base == c.name ? "" : " (against \(c.base)/threads=1)")
-            return [label] + contenders.map { contender in
-                let one = time(c.baseResults.first { $0.contender == contender })
-                let many = time(c.results.first { $0.contender == contender })
-                guard let one, let many, let s = scaling(threads: c.threads, one: one, many: many) else { return "–" }
-                return NumberFormat.ratioValue(s) + "×"
-            }
+            return [label]
+                + contenders.map { contender in
+                    let one = time(c.baseResults.first { $0.contender == contender })
+                    let many = time(c.results.first { $0.contender == contender })
+                    guard let one, let many, let s = scaling(threads: c.threads, one: one, many: many) else {
+                        return "–"
+                    }
+                    return NumberFormat.ratioValue(s) + "×"
+                }
         }
         return "\n## Thread scaling\n\n"
             + "Throughput of N threads over one thread's: each thread does an operation's work, so N threads do N"
@@ -82,6 +88,7 @@ public enum ThreadScaling {
             + " below: the threads slow each other down). A variant without a one-thread run of its own (objects of"
             + " each thread's own, or one shared object) is compared with that of the family it varies. One run's"
             + " figure: a machine's speed modes move it (see the README).\n\n"
-            + MarkdownTable(header: ["benchmark"] + contenders, rows: rows, rightAligned: Set(1...contenders.count)).text
+            + MarkdownTable(header: ["benchmark"] + contenders, rows: rows, rightAligned: Set(1...contenders.count))
+            .text
     }
 }

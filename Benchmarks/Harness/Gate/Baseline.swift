@@ -26,7 +26,9 @@ public enum Baseline {
     /// Loads a result set, with a one-line reason when it cannot. `role` names it in messages.
     public static func load(_ reference: String, role: String = "baseline") throws(BaselineError) -> ResultSet {
         let path = path(for: reference)
-        guard FileManager.default.fileExists(atPath: path) else { throw BaselineError("\(role) '\(path)' does not exist") }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw BaselineError("\(role) '\(path)' does not exist")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw BaselineError("\(role) '\(path)' cannot be read")
         }
@@ -37,16 +39,21 @@ public enum Baseline {
 
     /// Throws when `baseline` was measured with another toolchain or allocator than `current`, or by
     /// a build with faults injected for the gate's self-check.
-    public static func checkComparable(_ baseline: ResultSet, toolchain: String, allocator: String) throws(BaselineError) {
+    public static func checkComparable(_ baseline: ResultSet, toolchain: String, allocator: String)
+        throws(BaselineError)
+    {
         if let faults = baseline.metadata.faultInjections, !faults.isEmpty {
             throw BaselineError(
-                "baseline was measured by a build with injected faults (\(faults.joined(separator: ", "))), not a real measurement")
+                "baseline was measured by a build with injected faults (\(faults.joined(separator: ", "))), not a real measurement"
+            )
         }
         if baseline.metadata.toolchain != toolchain {
-            throw BaselineError("baseline was measured with Swift \(baseline.metadata.toolchain), this is Swift \(toolchain)")
+            throw BaselineError(
+                "baseline was measured with Swift \(baseline.metadata.toolchain), this is Swift \(toolchain)")
         }
         if baseline.metadata.allocator != allocator {
-            throw BaselineError("baseline was measured with \(baseline.metadata.allocator), this build uses \(allocator)")
+            throw BaselineError(
+                "baseline was measured with \(baseline.metadata.allocator), this build uses \(allocator)")
         }
     }
 

@@ -8,7 +8,8 @@ public enum Comparison {
             guard let o = old.result(n.benchmark, n.contender) else { continue }
             for nm in n.metrics {
                 guard let om = o.metric(nm.name) else { continue }
-                let a = om.summary, b = nm.summary
+                let a = om.summary
+                let b = nm.summary
                 let overlap = a.samples > 1 && b.samples > 1 && a.p25 <= b.p75 && b.p25 <= a.p75
                 let value = nm.unit == "ns" ? NumberFormat.duration : NumberFormat.readable
                 let delta = b.p50 - a.p50
@@ -19,8 +20,10 @@ public enum Comparison {
                 ])
             }
         }
-        return MarkdownTable(header: ["benchmark", "contender", "metric", "old", "new", "delta", "ratio"], rows: rows,
-            rightAligned: [3, 4, 5, 6]).text
+        return MarkdownTable(
+            header: ["benchmark", "contender", "metric", "old", "new", "delta", "ratio"], rows: rows,
+            rightAligned: [3, 4, 5, 6]
+        ).text
             + "\nValues are p50. \"(?)\" marks sampled metrics whose p25..p75 ranges overlap: within noise.\n"
     }
 }

@@ -58,40 +58,56 @@ public enum Gate {
         var findings: [Finding] = []
         for new in current.results where new.failure == nil {
             guard let old = baseline.result(new.benchmark, new.contender), old.failure == nil else { continue }
-            for metric in MetricName.counts where !thresholds.countsAreNondeterministic(new.benchmark, contender: new.contender) {
-                guard let o = old.metric(metric)?.summary.p50, let n = new.metric(metric)?.summary.p50, o != n else { continue }
-                findings.append(Finding(kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
-                    contender: new.contender, metric: metric, old: o, new: n, allowed: "exactly equal"))
+            for metric in MetricName.counts
+            where !thresholds.countsAreNondeterministic(new.benchmark, contender: new.contender) {
+                guard let o = old.metric(metric)?.summary.p50, let n = new.metric(metric)?.summary.p50, o != n else {
+                    continue
+                }
+                findings.append(
+                    Finding(
+                        kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
+                        contender: new.contender, metric: metric, old: o, new: n, allowed: "exactly equal"))
             }
             for metric in new.metrics where metric.unit == "value" {
                 guard let o = old.metric(metric.name)?.summary.p50, o != metric.summary.p50 else { continue }
-                findings.append(Finding(kind: .regression, benchmark: new.benchmark, contender: new.contender,
-                    metric: metric.name, old: o, new: metric.summary.p50, allowed: "exactly equal"))
+                findings.append(
+                    Finding(
+                        kind: .regression, benchmark: new.benchmark, contender: new.contender,
+                        metric: metric.name, old: o, new: metric.summary.p50, allowed: "exactly equal"))
             }
-            if let o = old.metric(MetricName.mallocs)?.summary.p50, let n = new.metric(MetricName.mallocs)?.summary.p50 {
+            if let o = old.metric(MetricName.mallocs)?.summary.p50, let n = new.metric(MetricName.mallocs)?.summary.p50
+            {
                 let tolerance = thresholds.mallocTolerance(for: new.benchmark, contender: new.contender)
                 if abs(n - o) > tolerance {
-                    findings.append(Finding(kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
-                        contender: new.contender, metric: MetricName.mallocs, old: o, new: n,
-                        allowed: "± \(NumberFormat.plain(tolerance))"))
+                    findings.append(
+                        Finding(
+                            kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
+                            contender: new.contender, metric: MetricName.mallocs, old: o, new: n,
+                            allowed: "± \(NumberFormat.plain(tolerance))"))
                 }
             }
         }
         for name in current.benchmarkNames {
             if let n = current.result(name, gatedContender)?.metric(MetricName.instructions)?.summary.p50,
                 let o = baseline.result(name, gatedContender)?.metric(MetricName.instructions)?.summary.p50,
-                current.result(name, gatedContender)?.failure == nil, baseline.result(name, gatedContender)?.failure == nil
+                current.result(name, gatedContender)?.failure == nil,
+                baseline.result(name, gatedContender)?.failure == nil
             {
                 let tolerance = thresholds.instructionTolerance(for: name)
                 if let kind = beyond(tolerance, old: o, new: n) {
-                    findings.append(Finding(kind: kind, benchmark: name, contender: gatedContender,
-                        metric: MetricName.instructions, old: o, new: n, allowed: "× \(NumberFormat.plain(tolerance))"))
+                    findings.append(
+                        Finding(
+                            kind: kind, benchmark: name, contender: gatedContender,
+                            metric: MetricName.instructions, old: o, new: n,
+                            allowed: "× \(NumberFormat.plain(tolerance))"))
                 }
             } else if let n = ratio(current, name), let o = ratio(baseline, name) {
                 let tolerance = thresholds.timeRatioTolerance(for: name)
                 if let kind = beyond(tolerance, old: o, new: n) {
-                    findings.append(Finding(kind: kind, benchmark: name, contender: "\(ratioNumerator)/\(ratioDenominator)",
-                        metric: timeRatio, old: o, new: n, allowed: "× \(NumberFormat.plain(tolerance))"))
+                    findings.append(
+                        Finding(
+                            kind: kind, benchmark: name, contender: "\(ratioNumerator)/\(ratioDenominator)",
+                            metric: timeRatio, old: o, new: n, allowed: "× \(NumberFormat.plain(tolerance))"))
                 }
             }
         }
@@ -156,10 +172,15 @@ public enum Gate {
         for f in verdict.failures { out += "FAILED: \(f)\n" }
         if verdict.findings.isEmpty { return out + "No change beyond tolerance.\n" }
         let rows = verdict.findings.map {
-            [$0.kind.rawValue, $0.benchmark, $0.contender, $0.metric, NumberFormat.readable($0.old),
-             NumberFormat.readable($0.new), $0.allowed]
+            [
+                $0.kind.rawValue, $0.benchmark, $0.contender, $0.metric, NumberFormat.readable($0.old),
+                NumberFormat.readable($0.new), $0.allowed,
+            ]
         }
-        return out + MarkdownTable(header: ["verdict", "benchmark", "contender", "metric", "baseline", "now", "allowed"],
-            rows: rows, rightAligned: [4, 5]).text
+        return out
+            + MarkdownTable(
+                header: ["verdict", "benchmark", "contender", "metric", "baseline", "now", "allowed"],
+                rows: rows, rightAligned: [4, 5]
+            ).text
     }
 }

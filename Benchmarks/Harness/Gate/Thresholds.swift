@@ -95,10 +95,14 @@ public struct Thresholds: Sendable, Equatable, Codable {
     public func instructionTolerance(for benchmark: String) -> Double {
         instructionTolerances[benchmark] ?? instructionTolerance
     }
-    public func timeRatioTolerance(for benchmark: String) -> Double { timeRatioTolerances[benchmark] ?? timeRatioTolerance }
+    public func timeRatioTolerance(for benchmark: String) -> Double {
+        timeRatioTolerances[benchmark] ?? timeRatioTolerance
+    }
 
     /// The file for `toolchain` under `folder`.
-    public static func path(in folder: String = "results/thresholds", toolchain: String = MetadataCollector.toolchain) -> String {
+    public static func path(in folder: String = "results/thresholds", toolchain: String = MetadataCollector.toolchain)
+        -> String
+    {
         "\(folder)/\(toolchain).json"
     }
 

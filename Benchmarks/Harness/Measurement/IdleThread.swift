@@ -13,8 +13,10 @@ public enum IdleThread {
     public static func start() {
         guard !started else { return }
         started = true
-        pthread_create(&thread, nil, { _ in
-            while true { pause() }
-        }, nil)
+        pthread_create(
+            &thread, nil,
+            { _ in
+                while true { pause() }
+            }, nil)
     }
 }

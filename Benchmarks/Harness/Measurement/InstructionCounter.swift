@@ -24,7 +24,8 @@ public enum InstructionCounter {
     }()
 
     /// `valgrind-3.19.0`-style version, or `nil` when unavailable.
-    public static let tool: String? = unavailableReason == nil
+    public static let tool: String? =
+        unavailableReason == nil
         ? MetadataCollector.firstLine(of: ["valgrind", "--version"]) : nil
 
     /// The first `valgrind` executable on PATH.

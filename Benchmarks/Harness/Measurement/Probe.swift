@@ -80,14 +80,17 @@ public enum Probe {
         "primitives/mutation-unobserved/objects=1": "the probe writes a global object; the suite one the closure holds",
         "primitives/track-properties-fire/properties=1":
             "the probe's object has one property; the suite's record has eight, one of them tracked",
-        "primitives/track-objects-fire/objects=64": "the probe's objects are a global array; the suite's, the closure's",
+        "primitives/track-objects-fire/objects=64":
+            "the probe's objects are a global array; the suite's, the closure's",
     ]
 
     /// The report's section: per primitive, the suite's apple p50 beside the probe's; empty when
     /// the probe did not run.
     public static func section(_ set: ResultSet) -> String {
         let rows = set.results.compactMap { r -> [String]? in
-            guard let probe = r.metric(metric)?.summary.p50, let suite = r.metric(MetricName.time)?.summary.p50 else { return nil }
+            guard let probe = r.metric(metric)?.summary.p50, let suite = r.metric(MetricName.time)?.summary.p50 else {
+                return nil
+            }
             let ratio = suite / probe
             let agrees = { (x: Double) in x <= agreement && x >= 1 / agreement }
             let verdict: String
@@ -98,20 +101,28 @@ public enum Probe {
                 let closest = medians.min(by: { abs(log($0 / probe)) < abs(log($1 / probe)) }), agrees(closest / probe)
             {
                 // The suite's processes moved with the machine's speed modes, and one of them agrees.
-                verdict = "differ by more than \(NumberFormat.plain(agreement))x: the suite's \(medians.count) processes took "
+                verdict =
+                    "differ by more than \(NumberFormat.plain(agreement))x: the suite's \(medians.count) processes took "
                     + "\(NumberFormat.duration(medians.min()!)) to \(NumberFormat.duration(medians.max()!)) (the machine's speed modes);"
                     + " the closest, \(NumberFormat.duration(closest)), agrees (\(String(format: "%.2f", closest / probe)))"
             } else {
-                verdict = "differ by more than \(NumberFormat.plain(agreement))x: " + (differences[r.benchmark] ?? "no known reason")
+                verdict =
+                    "differ by more than \(NumberFormat.plain(agreement))x: "
+                    + (differences[r.benchmark] ?? "no known reason")
             }
-            return [r.benchmark, NumberFormat.duration(suite), NumberFormat.duration(probe), String(format: "%.2f", ratio), verdict]
+            return [
+                r.benchmark, NumberFormat.duration(suite), NumberFormat.duration(probe), String(format: "%.2f", ratio),
+                verdict,
+            ]
         }
         guard !rows.isEmpty else { return "" }
         return "\n## Agreement with an outside measurement\n\n"
             + "`Benchmarks/probe` times Apple's registrar without the suite: global `@Observable` objects, a plain"
             + " loop, the median of 21 rounds, in the same run. Beside it, the suite's `apple` p50.\n\n"
-            + MarkdownTable(header: ["benchmark", "suite apple p50", "probe p50", "suite ÷ probe", ""], rows: rows,
-                rightAligned: [1, 2, 3]).text
+            + MarkdownTable(
+                header: ["benchmark", "suite apple p50", "probe p50", "suite ÷ probe", ""], rows: rows,
+                rightAligned: [1, 2, 3]
+            ).text
             + allocations(set)
     }
 
@@ -132,7 +143,12 @@ public enum Probe {
             + " captures nothing, so its count is the registrar's own (`withObservationTracking` and the observation"
             + " registrar); the rest is the API's closure that the suite's contender builds per evaluation (it"
             + " captures the view and its generation) and other app code.\n\n"
-            + MarkdownTable(header: ["benchmark", "suite apple mallocs/op", "the registrar's own (probe)", "the API closure and app code"],
-                rows: rows, rightAligned: [1, 2, 3]).text
+            + MarkdownTable(
+                header: [
+                    "benchmark", "suite apple mallocs/op", "the registrar's own (probe)",
+                    "the API closure and app code",
+                ],
+                rows: rows, rightAligned: [1, 2, 3]
+            ).text
     }
 }

@@ -6,19 +6,19 @@ public enum MetadataCollector {
     /// The compiler version this code was built with. Compile-time: run time has no `swift`.
     public static var toolchain: String {
         #if compiler(>=6.5)
-        "6.5+"
+            "6.5+"
         #elseif compiler(>=6.4)
-        "6.4"
+            "6.4"
         #elseif compiler(>=6.3.2)
-        "6.3.2"
+            "6.3.2"
         #elseif compiler(>=6.3.1)
-        "6.3.1"
+            "6.3.1"
         #elseif compiler(>=6.3)
-        "6.3"
+            "6.3"
         #elseif compiler(>=6.2)
-        "6.2"
+            "6.2"
         #else
-        "older than 6.2"
+            "older than 6.2"
         #endif
     }
 

@@ -55,7 +55,8 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
         var variance = Self.variance(logs)
         var degrees = logs.count - 1
         if let pooledVariance, pooledVariance.isFinite {
-            variance = (Double(degrees) * variance + Double(Self.priorDegrees) * pooledVariance)
+            variance =
+                (Double(degrees) * variance + Double(Self.priorDegrees) * pooledVariance)
                 / Double(degrees + Self.priorDegrees)
             degrees += Self.priorDegrees
         }
@@ -71,7 +72,8 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
     public static func roundLogs(_ a: [[Double]], _ b: [[Double]]) -> [Double] {
         zip(a, b).compactMap { x, y -> Double? in
             guard !x.isEmpty, !y.isEmpty else { return nil }
-            let mx = Percentiles.value(50, sorted: x.sorted()), my = Percentiles.value(50, sorted: y.sorted())
+            let mx = Percentiles.value(50, sorted: x.sorted())
+            let my = Percentiles.value(50, sorted: y.sorted())
             return mx > 0 && my > 0 ? log(mx / my) : nil
         }
     }
@@ -90,7 +92,8 @@ public struct RatioEstimate: Sendable, Equatable, Codable {
 
     /// The ratio of the medians of `a` and `b` (`a / b`). Both samples must be non-empty.
     public init(numerator a: [Double], denominator b: [Double]) {
-        let sa = a.sorted(), sb = b.sorted()
+        let sa = a.sorted()
+        let sb = b.sorted()
         ratio = Percentiles.value(50, sorted: sa) / Percentiles.value(50, sorted: sb)
         if let ia = MedianConfidence.interval(sorted: sa, level: 0.975),
             let ib = MedianConfidence.interval(sorted: sb, level: 0.975), ib.lowerBound > 0

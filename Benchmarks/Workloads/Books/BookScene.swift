@@ -30,14 +30,16 @@ final class BookScene<C: Contender> {
         self.visible = min(visible, n)
 
         let library = self.library
-        graph.mount(ViewNode("LibraryView", depth: 0, holding: Holdings(library), graph: graph) { [unowned self] in
-            listChanged = true
-            let books = library.books
-            return books.count &* 1_000_003 &+ (books.first?.id ?? -1) &* 31 &+ (books.last?.id ?? -1)
-        })
-        graph.mount(ViewNode("CountView", depth: 1, holding: Holdings(library), graph: graph) {
-            library.availableBooksCount
-        })
+        graph.mount(
+            ViewNode("LibraryView", depth: 0, holding: Holdings(library), graph: graph) { [unowned self] in
+                listChanged = true
+                let books = library.books
+                return books.count &* 1_000_003 &+ (books.first?.id ?? -1) &* 31 &+ (books.last?.id ?? -1)
+            })
+        graph.mount(
+            ViewNode("CountView", depth: 1, holding: Holdings(library), graph: graph) {
+                library.availableBooksCount
+            })
         syncRows()
     }
 

@@ -24,8 +24,10 @@ enum Books {
         fineGrained && ["rename-title", "rename-author", "equal-write", "select"].contains(step) ? 400 : 20
     }
 
-    static func counts(_ inv: Int, _ evals: Int, notifications: Int? = nil, unnecessary: Int = 0) -> InvalidationCounts {
-        InvalidationCounts(notifications: notifications ?? inv, invalidations: inv, evaluations: evals, unnecessary: unnecessary)
+    static func counts(_ inv: Int, _ evals: Int, notifications: Int? = nil, unnecessary: Int = 0) -> InvalidationCounts
+    {
+        InvalidationCounts(
+            notifications: notifications ?? inv, invalidations: inv, evaluations: evals, unnecessary: unnecessary)
     }
 
     /// The exact counts per operation, derived in the comments; nil where a step does not apply.
@@ -77,7 +79,10 @@ enum Books {
         let n = library.books.count
         switch step {
         case "toggle-available":
-            return { _ in scene.mountedBook.isAvailable.toggle(); try scene.frame() }
+            return { _ in
+                scene.mountedBook.isAvailable.toggle()
+                try scene.frame()
+            }
         case "toggle-unmounted":
             return { _ in
                 guard visible < n else { return }
@@ -116,7 +121,8 @@ enum Books {
                 try scene.frame()
             }
         case "select":
-            let a = library.books[0], b = library.books[min(2, visible - 1)]
+            let a = library.books[0]
+            let b = library.books[min(2, visible - 1)]
             a.isSelected = true
             try scene.frame()
             return { i in
@@ -141,7 +147,8 @@ enum Books {
         case "append-remove":
             return { i in
                 let author = library.books[i % n].author
-                library.insert(C.Book(id: n + i, title: "New", author: author, isAvailable: true), at: library.books.count)
+                library.insert(
+                    C.Book(id: n + i, title: "New", author: author, isAvailable: true), at: library.books.count)
                 try scene.frame()
                 _ = library.remove(at: library.books.count - 1)
                 try scene.frame()
@@ -162,35 +169,39 @@ enum Books {
 
     struct Family: WorkloadFamily {
         func visit<C: Contender>(_: C.Type) -> [Benchmark] {
-                stepNames.map { step in
-                    Benchmark(
-                        family: "books/\(step)", contender: C.name, parameterSets: defaultSets,
-                        largeParameterSets: largeSets, parameterKinds: kinds,
-                        expectedCounts: { params in
-                            let n = params.int("n", default: 1000)
-                            return expected(step, fineGrained: C.isFineGrained, n: n, visible: min(params.int("visible", default: 50), n))
-                        },
-                        // Up to 1000 books: setup under callgrind takes seconds beyond that.
-                        instructionOperations: {
-                            $0.int("n", default: 1000) <= 1000 ? instructionOperations(step, fineGrained: C.isFineGrained) : nil
-                        }
-                    ) { params in
-                        let scene = BookScene<C>(n: params.int("n", default: 1000), visible: params.int("visible", default: 50))
-                        let body = try operation(step, scene)
-                        let start = scene.graph.counts
-                        // Operations are numbered across runs, so alternating steps keep alternating.
-                        var done = 0
-                        let instance = ClosureInstance(counts: { scene.graph.counts - start }) { ops in
-                            for _ in 0..<ops {
-                                try body(done)
-                                done += 1
-                            }
-                            return scene.graph.counts.evaluations
-                        }
-                        instance.onVerify = { scene.graph.verifies = true }
-                        return instance
+            stepNames.map { step in
+                Benchmark(
+                    family: "books/\(step)", contender: C.name, parameterSets: defaultSets,
+                    largeParameterSets: largeSets, parameterKinds: kinds,
+                    expectedCounts: { params in
+                        let n = params.int("n", default: 1000)
+                        return expected(
+                            step, fineGrained: C.isFineGrained, n: n,
+                            visible: min(params.int("visible", default: 50), n))
+                    },
+                    // Up to 1000 books: setup under callgrind takes seconds beyond that.
+                    instructionOperations: {
+                        $0.int("n", default: 1000) <= 1000
+                            ? instructionOperations(step, fineGrained: C.isFineGrained) : nil
                     }
+                ) { params in
+                    let scene = BookScene<C>(
+                        n: params.int("n", default: 1000), visible: params.int("visible", default: 50))
+                    let body = try operation(step, scene)
+                    let start = scene.graph.counts
+                    // Operations are numbered across runs, so alternating steps keep alternating.
+                    var done = 0
+                    let instance = ClosureInstance(counts: { scene.graph.counts - start }) { ops in
+                        for _ in 0..<ops {
+                            try body(done)
+                            done += 1
+                        }
+                        return scene.graph.counts.evaluations
+                    }
+                    instance.onVerify = { scene.graph.verifies = true }
+                    return instance
                 }
+            }
         }
     }
 }

@@ -10,14 +10,20 @@ struct BookThreads: WorkloadFamily {
     func visit<C: Contender>(_: C.Type) -> [Benchmark] {
         let togglesPerThread = Self.togglesPerThread
         return
-                [Benchmark(
+            [
+                Benchmark(
                     family: "books/threads", contender: C.name,
-                    parameterSets: [1, 2, 4].map { Parameters([("n", "100000"), ("visible", "50"), ("threads", String($0))]) },
+                    parameterSets: [1, 2, 4].map {
+                        Parameters([("n", "100000"), ("visible", "50"), ("threads", String($0))])
+                    },
                     // Threads toggle books outside the mounted window: at least 500 of them.
-                    parameterKinds: ["n": .integer(1000...10_000_000), "visible": .integer(1...500), "threads": .integer(1...8)]
+                    parameterKinds: [
+                        "n": .integer(1000...10_000_000), "visible": .integer(1...500), "threads": .integer(1...8),
+                    ]
                 ) { params in
                     let threads = params.int("threads", default: 2)
-                    let scene = BookScene<C>(n: params.int("n", default: 100_000), visible: params.int("visible", default: 50))
+                    let scene = BookScene<C>(
+                        n: params.int("n", default: 100_000), visible: params.int("visible", default: 50))
                     scene.graph.concurrentNotifications = NotificationLock()
                     let books = scene.library.books
                     let first = scene.visible
@@ -32,7 +38,8 @@ struct BookThreads: WorkloadFamily {
                             let toggle: @Sendable (Int) -> Void = { [books = UncheckedSendable(books)] t in
                                 let base = first + t * perThread
                                 for k in 0..<togglesPerThread {
-                                    books.value[base + (round &* togglesPerThread &+ k) % perThread].isAvailable.toggle()
+                                    books.value[base + (round &* togglesPerThread &+ k) % perThread].isAvailable
+                                        .toggle()
                                 }
                             }
                             for (t, worker) in workers.enumerated() { worker.start { toggle(t + 1) } }
@@ -42,7 +49,9 @@ struct BookThreads: WorkloadFamily {
                             try scene.frame()
                             let frame = scene.graph.counts - before
                             if C.isFineGrained && (frame.evaluations != 1) {
-                                throw BenchmarkFailure("books/threads: \(frame.evaluations) evaluations in a frame, expected 1 (the count view)")
+                                throw BenchmarkFailure(
+                                    "books/threads: \(frame.evaluations) evaluations in a frame, expected 1 (the count view)"
+                                )
                             }
                         }
                         return scene.graph.counts.evaluations
@@ -54,7 +63,9 @@ struct BookThreads: WorkloadFamily {
                 // notification count varies from run to run (the oracle still checks every frame),
                 // and so do the allocations of what it notifies.
                 .onThreads { params in
-                    params.int("threads", default: 2) > 1 ? .timingDependent(countsVary: true, mallocTolerance: 64) : .oneThread
-                }]
+                    params.int("threads", default: 2) > 1
+                        ? .timingDependent(countsVary: true, mallocTolerance: 64) : .oneThread
+                }
+            ]
     }
 }

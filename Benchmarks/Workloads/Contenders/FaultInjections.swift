@@ -16,37 +16,37 @@ import LockFreeObservation
 public let faultInjections: [String] = {
     var names: [String] = []
     #if BENCH_SELFCHECK_SLOW_TRACKED_READ
-    names.append("BENCH_SELFCHECK_SLOW_TRACKED_READ")
+        names.append("BENCH_SELFCHECK_SLOW_TRACKED_READ")
     #endif
     #if BENCH_SELFCHECK_EXTRA_ALLOCATION
-    names.append("BENCH_SELFCHECK_EXTRA_ALLOCATION")
+        names.append("BENCH_SELFCHECK_EXTRA_ALLOCATION")
     #endif
     #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
-    names.append("BENCH_SELFCHECK_EXTRA_NOTIFICATION")
+        names.append("BENCH_SELFCHECK_EXTRA_NOTIFICATION")
     #endif
     return names
 }()
 
 #if BENCH_SELFCHECK_EXTRA_ALLOCATION
-/// The self-check's deliberate allocation per evaluated scope: a block allocated and freed, with
-/// no shared state (threads evaluate at once), out of line so that the optimiser keeps it.
-@usableFromInline @inline(never)
-func _selfCheckAllocation() {
-    let block = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
-    block.initialize(repeating: 0, count: 2)
-    block.deallocate()
-}
+    /// The self-check's deliberate allocation per evaluated scope: a block allocated and freed, with
+    /// no shared state (threads evaluate at once), out of line so that the optimiser keeps it.
+    @usableFromInline @inline(never)
+    func _selfCheckAllocation() {
+        let block = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
+        block.initialize(repeating: 0, count: 2)
+        block.deallocate()
+    }
 #endif
 
 #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
-/// Delivers each notification twice (the self-check's changed counts).
-@usableFromInline
-final class _DoubleNotifier<Observer: ChangeObserver>: ChangeObserver {
-    @usableFromInline let observer: Observer
-    @usableFromInline init(_ observer: Observer) { self.observer = observer }
-    @usableFromInline func observedValueWillChange() {
-        observer.observedValueWillChange()
-        observer.observedValueWillChange()
+    /// Delivers each notification twice (the self-check's changed counts).
+    @usableFromInline
+    final class _DoubleNotifier<Observer: ChangeObserver>: ChangeObserver {
+        @usableFromInline let observer: Observer
+        @usableFromInline init(_ observer: Observer) { self.observer = observer }
+        @usableFromInline func observedValueWillChange() {
+            observer.observedValueWillChange()
+            observer.observedValueWillChange()
+        }
     }
-}
 #endif

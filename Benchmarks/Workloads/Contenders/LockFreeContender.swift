@@ -102,7 +102,7 @@ public enum LockFree: Contender {
         _ body: () -> T, holding: Holdings, observer: some ChangeObserver, subscription: inout Subscription?
     ) -> T {
         #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
-        let observer = _DoubleNotifier(observer)
+            let observer = _DoubleNotifier(observer)
         #endif
         let value: T
         switch subscription {
@@ -119,7 +119,7 @@ public enum LockFree: Contender {
             subscription = .once(token)
         }
         #if BENCH_SELFCHECK_EXTRA_ALLOCATION
-        _selfCheckAllocation()
+            _selfCheckAllocation()
         #endif
         return value
     }

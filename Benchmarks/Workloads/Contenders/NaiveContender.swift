@@ -71,7 +71,10 @@ public enum Naive: Contender {
         private var _name: String
         public var name: String {
             get { _name }
-            set { publish(); _name = newValue }
+            set {
+                publish()
+                _name = newValue
+            }
         }
         public init(name: String) { _name = name }
     }
@@ -83,9 +86,27 @@ public enum Naive: Contender {
         private var _isAvailable: Bool
         private var _isSelected = false
 
-        public var title: String { get { _title } set { publish(); _title = newValue } }
-        public var isAvailable: Bool { get { _isAvailable } set { publish(); _isAvailable = newValue } }
-        public var isSelected: Bool { get { _isSelected } set { publish(); _isSelected = newValue } }
+        public var title: String {
+            get { _title }
+            set {
+                publish()
+                _title = newValue
+            }
+        }
+        public var isAvailable: Bool {
+            get { _isAvailable }
+            set {
+                publish()
+                _isAvailable = newValue
+            }
+        }
+        public var isSelected: Bool {
+            get { _isSelected }
+            set {
+                publish()
+                _isSelected = newValue
+            }
+        }
         public var author: Author {
             get { _author }
             set {
@@ -142,7 +163,13 @@ public enum Naive: Contender {
             _books.swapAt(i, j)
         }
 
-        public var selectedID: Int { get { _selectedID } set { publish(); _selectedID = newValue } }
+        public var selectedID: Int {
+            get { _selectedID }
+            set {
+                publish()
+                _selectedID = newValue
+            }
+        }
 
         public init(books: [Book]) {
             _books = books
@@ -176,7 +203,13 @@ public enum Naive: Contender {
 
     public final class Cell: Publisher, CellModel {
         private var _value: Double
-        public var value: Double { get { _value } set { publish(); _value = newValue } }
+        public var value: Double {
+            get { _value }
+            set {
+                publish()
+                _value = newValue
+            }
+        }
         public init(_ value: Double) { _value = value }
     }
 
@@ -194,22 +227,88 @@ public enum Naive: Contender {
         private var _fontSize = 14.0
         private var _lineSpacing = 1.2
         private var _theme = 0
-        public var fontSize: Double { get { _fontSize } set { publish(); _fontSize = newValue } }
-        public var lineSpacing: Double { get { _lineSpacing } set { publish(); _lineSpacing = newValue } }
-        public var theme: Int { get { _theme } set { publish(); _theme = newValue } }
+        public var fontSize: Double {
+            get { _fontSize }
+            set {
+                publish()
+                _fontSize = newValue
+            }
+        }
+        public var lineSpacing: Double {
+            get { _lineSpacing }
+            set {
+                publish()
+                _lineSpacing = newValue
+            }
+        }
+        public var theme: Int {
+            get { _theme }
+            set {
+                publish()
+                _theme = newValue
+            }
+        }
         public override init() {}
     }
 
     public final class Record: Publisher, RecordModel {
         private var _p0 = 0, _p1 = 0, _p2 = 0, _p3 = 0, _p4 = 0, _p5 = 0, _p6 = 0, _p7 = 0
-        public var p0: Int { get { _p0 } set { publish(); _p0 = newValue } }
-        public var p1: Int { get { _p1 } set { publish(); _p1 = newValue } }
-        public var p2: Int { get { _p2 } set { publish(); _p2 = newValue } }
-        public var p3: Int { get { _p3 } set { publish(); _p3 = newValue } }
-        public var p4: Int { get { _p4 } set { publish(); _p4 = newValue } }
-        public var p5: Int { get { _p5 } set { publish(); _p5 = newValue } }
-        public var p6: Int { get { _p6 } set { publish(); _p6 = newValue } }
-        public var p7: Int { get { _p7 } set { publish(); _p7 = newValue } }
+        public var p0: Int {
+            get { _p0 }
+            set {
+                publish()
+                _p0 = newValue
+            }
+        }
+        public var p1: Int {
+            get { _p1 }
+            set {
+                publish()
+                _p1 = newValue
+            }
+        }
+        public var p2: Int {
+            get { _p2 }
+            set {
+                publish()
+                _p2 = newValue
+            }
+        }
+        public var p3: Int {
+            get { _p3 }
+            set {
+                publish()
+                _p3 = newValue
+            }
+        }
+        public var p4: Int {
+            get { _p4 }
+            set {
+                publish()
+                _p4 = newValue
+            }
+        }
+        public var p5: Int {
+            get { _p5 }
+            set {
+                publish()
+                _p5 = newValue
+            }
+        }
+        public var p6: Int {
+            get { _p6 }
+            set {
+                publish()
+                _p6 = newValue
+            }
+        }
+        public var p7: Int {
+            get { _p7 }
+            set {
+                publish()
+                _p7 = newValue
+            }
+        }
         public override init() {}
     }
 
@@ -217,8 +316,14 @@ public enum Naive: Contender {
         private var _item: Item
         public var item: Item {
             get { _item }
-            set { publish(); _item = newValue }
-            _modify { publish(); yield &_item }
+            set {
+                publish()
+                _item = newValue
+            }
+            _modify {
+                publish()
+                yield &_item
+            }
         }
         public init(_ item: Item) { _item = item }
     }

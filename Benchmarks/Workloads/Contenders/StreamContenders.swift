@@ -59,7 +59,8 @@ public enum LockFreeStream: StreamContender {
     public static let name = LockFree.name
     public static func makeModel() -> LockFree.Cell { LockFree.Cell(0) }
     public static func write(_ value: Double, to model: LockFree.Cell) { model.value = value }
-    public static func values(of model: LockFree.Cell, isolation: isolated (any Actor)?) -> TrackedValues<Double, Never> {
+    public static func values(of model: LockFree.Cell, isolation: isolated (any Actor)?) -> TrackedValues<Double, Never>
+    {
         let model = UncheckedSendable(model)
         return TrackedValues {
             _ = isolation  // captured: the closure is isolated to it

@@ -6,14 +6,16 @@ final class StreamBurst<C: StreamContender>: BenchmarkInstance {
     static var finalValueDeadline: Double { 2 }
 
     static func benchmarks(_: C.Type) -> [Benchmark] {
-        [Benchmark(
-            family: "stream/burst", contender: C.name,
-            parameterSets: sets("writes", [1, 100, 10_000]), parameterKinds: ["writes": .integer(1...1_000_000)],
-            countingOperations: 20
-        ) { params in try StreamBurst<C>(writes: params.int("writes", default: 100)) }
+        [
+            Benchmark(
+                family: "stream/burst", contender: C.name,
+                parameterSets: sets("writes", [1, 100, 10_000]), parameterKinds: ["writes": .integer(1...1_000_000)],
+                countingOperations: 20
+            ) { params in try StreamBurst<C>(writes: params.int("writes", default: 100)) }
             // The burst is a task and the consumer another, on the cooperative pool: `apple`'s
             // hops allocated 16.4 to 18 per burst between runs. `delivered` is exact.
-            .onThreads { _ in .timingDependent(countsVary: false, mallocTolerance: 2.5) }]
+            .onThreads { _ in .timingDependent(countsVary: false, mallocTolerance: 2.5) }
+        ]
     }
 
     let model: UncheckedSendable<C.Model>
@@ -33,7 +35,8 @@ final class StreamBurst<C: StreamContender>: BenchmarkInstance {
         consumer = Task { @StreamActor in
             for await value in C.values(of: model.value, isolation: #isolation) { receipts.record(value) }
         }
-        guard Streams.wait(seconds: Self.finalValueDeadline, until: { receipts.last.load(ordering: .acquiring) == 0 }) else {
+        guard Streams.wait(seconds: Self.finalValueDeadline, until: { receipts.last.load(ordering: .acquiring) == 0 })
+        else {
             consumer.cancel()
             throw BenchmarkFailure("stream/burst on \(C.name): the consumer never received its first value")
         }
@@ -52,10 +55,14 @@ final class StreamBurst<C: StreamContender>: BenchmarkInstance {
             Task { @StreamActor in
                 for i in 0..<count { C.write(Double(first + i), to: model.value) }
             }
-            guard Streams.wait(seconds: Self.finalValueDeadline, until: { receipts.last.load(ordering: .acquiring) >= final }) else {
+            guard
+                Streams.wait(
+                    seconds: Self.finalValueDeadline, until: { receipts.last.load(ordering: .acquiring) >= final })
+            else {
                 missed += 1
                 throw BenchmarkFailure(
-                    "stream/burst on \(C.name): missed final value \(final): the consumer holds \(receipts.last.load(ordering: .acquiring))")
+                    "stream/burst on \(C.name): missed final value \(final): the consumer holds \(receipts.last.load(ordering: .acquiring))"
+                )
             }
         }
         bursts += operations

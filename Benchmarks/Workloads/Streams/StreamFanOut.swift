@@ -6,18 +6,23 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
     static var finalValueDeadline: Double { 10 }
 
     static func benchmarks(_: C.Type) -> [Benchmark] {
-        [Benchmark(
-            family: "stream/fan-out", contender: C.name,
-            parameterSets: sets("consumers", [1, 100, 10_000]), parameterKinds: ["consumers": .integer(1...100_000)],
-            countingOperations: 20
-        ) { params in try StreamFanOut<C>(consumers: params.int("consumers", default: 100)) }
+        [
+            Benchmark(
+                family: "stream/fan-out", contender: C.name,
+                parameterSets: sets("consumers", [1, 100, 10_000]),
+                parameterKinds: ["consumers": .integer(1...100_000)],
+                countingOperations: 20
+            ) { params in try StreamFanOut<C>(consumers: params.int("consumers", default: 100)) }
             // N consumer tasks woken by one write: what the wake-ups allocate depends on how many
             // found their thread still running (between two runs: 203 and 283 for `naive` at 100
             // consumers, 13,400 and 15,400 for `lockfree` at 10,000).
             .onThreads { params in
                 let consumers = Double(params.int("consumers", default: 100))
-                return .timingDependent(countsVary: false, mallocTolerance: consumers <= 1 ? 4 : max(1.5 * min(consumers, 100), 0.4 * consumers))
-            }]
+                return .timingDependent(
+                    countsVary: false,
+                    mallocTolerance: consumers <= 1 ? 4 : max(1.5 * min(consumers, 100), 0.4 * consumers))
+            }
+        ]
     }
 
     let model: UncheckedSendable<C.Model>
@@ -39,20 +44,23 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
         tasks.reserveCapacity(count)
         let shared = Holders()
         for _ in 0..<count {
-            tasks.append(Task {
-                var held = -1.0
-                await C.consume(model.value, isolation: C.consumerIsolation) { value in
-                    if value > held {
-                        held = value
-                        shared.count.add(1, ordering: .releasing)
+            tasks.append(
+                Task {
+                    var held = -1.0
+                    await C.consume(model.value, isolation: C.consumerIsolation) { value in
+                        if value > held {
+                            held = value
+                            shared.count.add(1, ordering: .releasing)
+                        }
                     }
-                }
-            })
+                })
         }
         consumers = tasks
         sharedHolders = shared
         expected = count
-        guard Streams.wait(seconds: Self.finalValueDeadline, until: { shared.count.load(ordering: .acquiring) >= count }) else {
+        guard
+            Streams.wait(seconds: Self.finalValueDeadline, until: { shared.count.load(ordering: .acquiring) >= count })
+        else {
             for task in tasks { task.cancel() }
             throw BenchmarkFailure("stream/fan-out on \(C.name): not every consumer received its first value")
         }
@@ -79,10 +87,14 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
             let target = expected
             let start = monotonicNanoseconds()
             C.writeFromThread(Double(value), to: model.value)
-            guard Streams.wait(seconds: Self.finalValueDeadline, until: { holders.count.load(ordering: .acquiring) >= target }) else {
+            guard
+                Streams.wait(
+                    seconds: Self.finalValueDeadline, until: { holders.count.load(ordering: .acquiring) >= target })
+            else {
                 missed += 1
                 throw BenchmarkFailure(
-                    "stream/fan-out on \(C.name): missed final value: \(target - holders.count.load(ordering: .acquiring)) of \(count) consumers never held \(value)")
+                    "stream/fan-out on \(C.name): missed final value: \(target - holders.count.load(ordering: .acquiring)) of \(count) consumers never held \(value)"
+                )
             }
             latencies.append(Double(monotonicNanoseconds() - start))
         }
@@ -94,7 +106,9 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
     var measuredMetrics: [MeasuredMetric] {
         var metrics: [MeasuredMetric] = []
         if !latencies.isEmpty { metrics.append(MeasuredMetric(name: "latency", unit: "ns", values: latencies)) }
-        if let bytesPerConsumer { metrics.append(MeasuredMetric(name: "bytes-per-consumer", unit: "bytes", values: [bytesPerConsumer])) }
+        if let bytesPerConsumer {
+            metrics.append(MeasuredMetric(name: "bytes-per-consumer", unit: "bytes", values: [bytesPerConsumer]))
+        }
         return metrics
     }
 }

@@ -35,7 +35,8 @@ final class StreamLatency<C: StreamContender>: BenchmarkInstance {
         consumer = Task {
             await C.consume(model.value, isolation: C.consumerIsolation) { receipts.record($0) }
         }
-        guard Streams.wait(seconds: Self.finalValueDeadline, until: { receipts.last.load(ordering: .acquiring) == 0 }) else {
+        guard Streams.wait(seconds: Self.finalValueDeadline, until: { receipts.last.load(ordering: .acquiring) == 0 })
+        else {
             consumer.cancel()
             throw BenchmarkFailure("stream/latency on \(C.name): the consumer never received its first value")
         }
@@ -43,7 +44,6 @@ final class StreamLatency<C: StreamContender>: BenchmarkInstance {
     }
 
     deinit { consumer.cancel() }
-
 
     func run(operations: Int) throws -> Int {
         let ops = min(operations, Receipts.capacity / 2)
@@ -59,10 +59,13 @@ final class StreamLatency<C: StreamContender>: BenchmarkInstance {
         }
         next = first + ops
         let final = next - 1
-        guard Streams.wait(seconds: Self.finalValueDeadline, until: { receipts.last.load(ordering: .acquiring) >= final }) else {
+        guard
+            Streams.wait(seconds: Self.finalValueDeadline, until: { receipts.last.load(ordering: .acquiring) >= final })
+        else {
             missed += 1
             throw BenchmarkFailure(
-                "stream/latency on \(C.name): missed final value \(final): the consumer holds \(receipts.last.load(ordering: .acquiring))")
+                "stream/latency on \(C.name): missed final value \(final): the consumer holds \(receipts.last.load(ordering: .acquiring))"
+            )
         }
         // Each write's latency: until the consumer held its value or a later one.
         let end = receipts.count.load(ordering: .acquiring)
@@ -85,7 +88,8 @@ final class StreamLatency<C: StreamContender>: BenchmarkInstance {
         guard writes > 0 else { return [] }
         return [
             MeasuredMetric(name: "latency", unit: "ns", values: latencies),
-            MeasuredMetric(name: "latency-p99.9", unit: "ns", values: [Streams.percentile(0.999, of: latencies.sorted())]),
+            MeasuredMetric(
+                name: "latency-p99.9", unit: "ns", values: [Streams.percentile(0.999, of: latencies.sorted())]),
             MeasuredMetric(name: "delivered-per-write", unit: "ratio", values: [Double(delivered) / Double(writes)]),
         ]
     }

@@ -47,7 +47,8 @@ enum Streams {
             // consumers once tripped "a locked object went away with observers". A bug of the
             // ablation, to fix before its threaded stream numbers mean anything.
             // (`threadedFamilies`.)
-            let threaded = C.self == LockedStream.self ? [] : [StreamLatency.benchmark(C.self)] + StreamFanOut.benchmarks(C.self)
+            let threaded =
+                C.self == LockedStream.self ? [] : [StreamLatency.benchmark(C.self)] + StreamFanOut.benchmarks(C.self)
             return threaded + StreamBurst.benchmarks(C.self)
         }
     }

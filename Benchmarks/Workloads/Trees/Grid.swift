@@ -48,7 +48,10 @@ enum Grid {
         var a: UInt32, b: UInt32, c: UInt32, d: UInt32
         init(seed: String) {
             let hash = Grid.xmur3a(seed)
-            a = hash(); b = hash(); c = hash(); d = hash()
+            a = hash()
+            b = hash()
+            c = hash()
+            d = hash()
         }
         mutating func next() -> Double {
             var t = a &+ b
@@ -69,8 +72,13 @@ enum Grid {
 
     static func benchmarks() -> [Benchmark] {
         let sets = [
-            Parameters([("width", "3"), ("layers", "3"), ("sources", "2"), ("static", "1"), ("read", "1"), ("iterations", "2")]),
-            Parameters([("width", "100"), ("layers", "15"), ("sources", "2"), ("static", "0.5"), ("read", "1"), ("iterations", "200")]),
+            Parameters([
+                ("width", "3"), ("layers", "3"), ("sources", "2"), ("static", "1"), ("read", "1"), ("iterations", "2"),
+            ]),
+            Parameters([
+                ("width", "100"), ("layers", "15"), ("sources", "2"), ("static", "0.5"), ("read", "1"),
+                ("iterations", "200"),
+            ]),
         ]
         return Family(sets: sets).benchmarks
     }
@@ -78,7 +86,8 @@ enum Grid {
     struct Family: WorkloadFamily {
         let sets: [Parameters]
         func visit<C: Contender>(_: C.Type) -> [Benchmark] {
-                [Benchmark(
+            [
+                Benchmark(
                     family: "trees/grid", contender: C.name, parameterSets: sets, parameterKinds: kinds,
                     // The sanity case only: the large grid takes 0.1 s an operation.
                     instructionOperations: { Config($0).width * Config($0).layers <= 100 ? 100 : nil }
@@ -92,16 +101,22 @@ enum Grid {
                     let build = grid.graph.derivedEvaluations
                     let first = try grid.run(offset: 0)
                     let again = try grid.run(offset: 0)
-                    FileHandle.standardError.write(Data(
-                        ("trees/grid [\(C.name)] \(params.entries.map { "\($0.key)=\($0.value)" }.joined(separator: " ")): "
-                            + "sum \(first.sum), count \(build + first.count) (build and first run), \(again.count) (repeat)\n").utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            ("trees/grid [\(C.name)] \(params.entries.map { "\($0.key)=\($0.value)" }.joined(separator: " ")): "
+                                + "sum \(first.sum), count \(build + first.count) (build and first run), \(again.count) (repeat)\n")
+                                .utf8))
                     var runs = 0
-                    return ClosureInstance(counts: { grid.graph.counts }, extra: {
-                        [
-                            "sum": first.sum, "count": Double(first.count), "published-count": Double(build + first.count),
-                            "repeat-count": Double(again.count),
-                        ]
-                    }) { ops in
+                    return ClosureInstance(
+                        counts: { grid.graph.counts },
+                        extra: {
+                            [
+                                "sum": first.sum, "count": Double(first.count),
+                                "published-count": Double(build + first.count),
+                                "repeat-count": Double(again.count),
+                            ]
+                        }
+                    ) { ops in
                         var last = again
                         for _ in 0..<ops {
                             runs += 1
@@ -109,7 +124,8 @@ enum Grid {
                         }
                         return last.count
                     }
-                }]
+                }
+            ]
         }
     }
 }
@@ -124,7 +140,8 @@ final class GridScene<C: Contender> {
 
     init(_ config: Grid.Config) {
         self.config = config
-        let w = config.width, s = config.sources
+        let w = config.width
+        let s = config.sources
         sources = (0..<w).map { C.Cell(Double($0)) }
         var random = Grid.SFC32(seed: config.seed)
         var above = sources
@@ -144,13 +161,15 @@ final class GridScene<C: Contender> {
                         return ViewOutput.encode(sum)
                     }
                 } else {
-                    let first = inputs[0], tail = Array(inputs.dropFirst())
+                    let first = inputs[0]
+                    let tail = Array(inputs.dropFirst())
                     body = {
                         var sum = first.value
                         // JavaScript's `sum & 0x1` and `sum % tail.length` on a number: parity of
                         // the integer (0 beyond 2^53, where doubles are even), remainder of the double.
                         let drop = sum.truncatingRemainder(dividingBy: 2) == 1
-                        let dropIndex = drop && !tail.isEmpty ? Int(sum.truncatingRemainder(dividingBy: Double(tail.count))) : -1
+                        let dropIndex =
+                            drop && !tail.isEmpty ? Int(sum.truncatingRemainder(dividingBy: Double(tail.count))) : -1
                         for (j, input) in tail.enumerated() where j != dropIndex { sum += input.value }
                         return ViewOutput.encode(sum)
                     }
@@ -171,11 +190,14 @@ final class GridScene<C: Contender> {
         }
         leaves = chosen
         let leaves = chosen
-        graph.mount(ViewNode("grid-leaves", depth: config.layers, holding: Holdings(all: leaves), carriesDouble: true, graph: graph) {
-            var sum = 0.0
-            for leaf in leaves { sum += leaf.value }
-            return ViewOutput.encode(sum)
-        })
+        graph.mount(
+            ViewNode(
+                "grid-leaves", depth: config.layers, holding: Holdings(all: leaves), carriesDouble: true, graph: graph
+            ) {
+                var sum = 0.0
+                for leaf in leaves { sum += leaf.value }
+                return ViewOutput.encode(sum)
+            })
     }
 
     /// One run: for i in 0..<I, a batch writes source i % W to i + i % W (+ offset, so that runs

@@ -15,20 +15,44 @@ enum ViewTrees {
 
     /// (shape, expected counts per write for fine-grained contenders, for naive)
     static let kairoCases: [(String, Counts, Counts)] = [
-        ("deep", Counts(notifications: 51, invalidations: 51, evaluations: 51), Counts(notifications: 51, invalidations: 51, evaluations: 51)),
-        ("broad", Counts(notifications: 150, invalidations: 150, evaluations: 150), Counts(notifications: 150, invalidations: 150, evaluations: 150)),
+        (
+            "deep", Counts(notifications: 51, invalidations: 51, evaluations: 51),
+            Counts(notifications: 51, invalidations: 51, evaluations: 51)
+        ),
+        (
+            "broad", Counts(notifications: 150, invalidations: 150, evaluations: 150),
+            Counts(notifications: 150, invalidations: 150, evaluations: 150)
+        ),
         // One-shot: the sum node is notified once however many inputs change; naive once per input.
-        ("diamond", Counts(notifications: 7, invalidations: 7, evaluations: 7), Counts(notifications: 11, invalidations: 7, evaluations: 7)),
-        ("triangle", Counts(notifications: 12, invalidations: 12, evaluations: 12), Counts(notifications: 21, invalidations: 12, evaluations: 12)),
-        ("repeated", Counts(notifications: 2, invalidations: 2, evaluations: 2), Counts(notifications: 2, invalidations: 2, evaluations: 2)),
+        (
+            "diamond", Counts(notifications: 7, invalidations: 7, evaluations: 7),
+            Counts(notifications: 11, invalidations: 7, evaluations: 7)
+        ),
+        (
+            "triangle", Counts(notifications: 12, invalidations: 12, evaluations: 12),
+            Counts(notifications: 21, invalidations: 12, evaluations: 12)
+        ),
+        (
+            "repeated", Counts(notifications: 2, invalidations: 2, evaluations: 2),
+            Counts(notifications: 2, invalidations: 2, evaluations: 2)
+        ),
         // The mux republishes on any source write; all 100 pickers re-run, 99 find their key
         // unchanged (cutoff), one "+1" node and one leaf run.
-        ("mux", Counts(notifications: 103, invalidations: 103, evaluations: 103, unnecessary: 99), Counts(notifications: 103, invalidations: 103, evaluations: 103, unnecessary: 99)),
+        (
+            "mux", Counts(notifications: 103, invalidations: 103, evaluations: 103, unnecessary: 99),
+            Counts(notifications: 103, invalidations: 103, evaluations: 103, unnecessary: 99)
+        ),
         // Double, inverse, the unstable node, the leaf. One-shot: the unstable node is notified once;
         // naive: by the source, double and inverse (it holds all three).
-        ("unstable", Counts(notifications: 4, invalidations: 4, evaluations: 4), Counts(notifications: 6, invalidations: 4, evaluations: 4)),
+        (
+            "unstable", Counts(notifications: 4, invalidations: 4, evaluations: 4),
+            Counts(notifications: 6, invalidations: 4, evaluations: 4)
+        ),
         // c2 is always 0: its evaluation is unnecessary and nothing below it runs.
-        ("avoidable", Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1), Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)),
+        (
+            "avoidable", Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1),
+            Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)
+        ),
     ]
 
     struct Kairo: TreeFamily {
@@ -46,7 +70,10 @@ enum ViewTrees {
         let source = C.Cell(0)
         func derived(_ label: String, _ depth: Int, _ inputs: [C.Cell], _ f: @escaping () -> Double) -> C.Cell {
             let out = C.Cell(0)
-            graph.mount(ViewNode(label, depth: depth, holding: Holdings(all: inputs), publishing: out, graph: graph) { Int(f()) })
+            graph.mount(
+                ViewNode(label, depth: depth, holding: Holdings(all: inputs), publishing: out, graph: graph) {
+                    Int(f())
+                })
             return out
         }
         func leaf(_ depth: Int, _ cell: C.Cell) {
@@ -55,7 +82,10 @@ enum ViewTrees {
         switch name {
         case "deep":
             var last = source
-            for i in 1...50 { let input = last; last = derived("deep\(i)", i, [input]) { input.value + 1 } }
+            for i in 1...50 {
+                let input = last
+                last = derived("deep\(i)", i, [input]) { input.value + 1 }
+            }
             leaf(51, last)
         case "broad":
             for j in 0..<50 {
@@ -70,7 +100,11 @@ enum ViewTrees {
         case "triangle":
             var levels: [C.Cell] = []
             var last = source
-            for i in 1...10 { let input = last; last = derived("triangle\(i)", i, [input]) { input.value + 1 }; levels.append(last) }
+            for i in 1...10 {
+                let input = last
+                last = derived("triangle\(i)", i, [input]) { input.value + 1 }
+                levels.append(last)
+            }
             let all = levels
             let sum = derived("triangle.sum", 11, all) { all.reduce(0) { $0 + $1.value } }
             leaf(12, sum)
@@ -91,7 +125,10 @@ enum ViewTrees {
                 return version
             }
             for key in 0..<100 {
-                let picker = derived("pick\(key)", 2, [mux]) { _ = mux.value; return dictionary[key] ?? 0 }
+                let picker = derived("pick\(key)", 2, [mux]) {
+                    _ = mux.value
+                    return dictionary[key] ?? 0
+                }
                 let plusOne = derived("plus\(key)", 3, [picker]) { picker.value + 1 }
                 leaf(4, plusOne)
             }
@@ -150,13 +187,21 @@ enum ViewTrees {
         for layer in 1...layers {
             let (a1, a2, a3, a4) = (above[0], above[1], above[2], above[3])
             let rules: [([C.Cell], () -> Double)] = [
-                ([a2], { a2.value }), ([a1, a3], { a1.value - a3.value }), ([a2, a4], { a2.value + a4.value }), ([a3], { a3.value }),
+                ([a2], { a2.value }), ([a1, a3], { a1.value - a3.value }), ([a2, a4], { a2.value + a4.value }),
+                ([a3], { a3.value }),
             ]
             above = rules.enumerated().map { k, rule in
                 let out = C.Cell(0)
                 let f = rule.1
-                graph.mount(ViewNode("cellx[\(layer)][\(k)]", depth: layer, holding: Holdings(all: rule.0), publishing: out, graph: graph) { Int(f()) })
-                graph.mount(ViewNode("cellx-leaf[\(layer)][\(k)]", depth: layers + 1, holding: Holdings(out), graph: graph) { Int(out.value) })
+                graph.mount(
+                    ViewNode(
+                        "cellx[\(layer)][\(k)]", depth: layer, holding: Holdings(all: rule.0), publishing: out,
+                        graph: graph
+                    ) { Int(f()) })
+                graph.mount(
+                    ViewNode("cellx-leaf[\(layer)][\(k)]", depth: layers + 1, holding: Holdings(out), graph: graph) {
+                        Int(out.value)
+                    })
                 return out
             }
         }
@@ -172,7 +217,9 @@ enum ViewTrees {
             forward.toggle()
             try graph.flush()
             if graph.derivedEvaluations - before > 4 * layers {
-                throw BenchmarkFailure("trees/cellx: \(graph.derivedEvaluations - before) cell evaluations in one batch of \(4 * layers) cells (a glitch)")
+                throw BenchmarkFailure(
+                    "trees/cellx: \(graph.derivedEvaluations - before) cell evaluations in one batch of \(4 * layers) cells (a glitch)"
+                )
             }
         }
         let before = lastLayer()
@@ -197,7 +244,8 @@ enum ViewTrees {
         let parameterKinds: [String: ParameterKind] = ["properties": .integer(1...10_000)]
         func expected(fineGrained: Bool, _ p: Parameters) -> Counts? {
             let n = p.int("properties", default: 10)
-            return fineGrained ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
+            return fineGrained
+                ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
                 : Counts(notifications: n, invalidations: n, evaluations: n, unnecessary: n - 1)
         }
         func build<C: Contender>(_: C.Type, _ p: Parameters) throws -> Tree<C> {
@@ -205,7 +253,8 @@ enum ViewTrees {
             let graph = ViewGraph<C>()
             let fields = C.Fields(count: n)
             for i in 0..<n {
-                graph.mount(ViewNode("field\(i)", depth: 0, holding: Holdings(fields), graph: graph) { fields.value(at: i) })
+                graph.mount(
+                    ViewNode("field\(i)", depth: 0, holding: Holdings(fields), graph: graph) { fields.value(at: i) })
             }
             return Tree(graph: graph) { op in
                 fields.setValue(fields.value(at: op % n) + 1, at: op % n)
@@ -231,9 +280,10 @@ enum ViewTrees {
             library.selectedID = 0
             let graph = ViewGraph<C>()
             for book in books {
-                graph.mount(ViewNode("row\(book.id)", depth: 0, holding: Holdings(book, library), graph: graph) {
-                    library.selectedID == book.id ? 1 : 0
-                })
+                graph.mount(
+                    ViewNode("row\(book.id)", depth: 0, holding: Holdings(book, library), graph: graph) {
+                        library.selectedID == book.id ? 1 : 0
+                    })
             }
             return Tree(graph: graph) { op in
                 library.selectedID = (op + 1) % v
@@ -246,13 +296,15 @@ enum ViewTrees {
     struct Isolation: TreeFamily {
         let name = "trees/scope-isolation"
         func expected(fineGrained: Bool, _: Parameters) -> Counts? {
-            fineGrained ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
+            fineGrained
+                ? Counts(notifications: 1, invalidations: 1, evaluations: 1)
                 : Counts(notifications: 2, invalidations: 2, evaluations: 2, unnecessary: 1)
         }
         func build<C: Contender>(_: C.Type, _: Parameters) throws -> Tree<C> {
             let settings = C.Settings()
             let graph = ViewGraph<C>()
-            graph.mount(ViewNode("parent", depth: 0, holding: Holdings(settings), graph: graph) { Int(settings.fontSize) })
+            graph.mount(
+                ViewNode("parent", depth: 0, holding: Holdings(settings), graph: graph) { Int(settings.fontSize) })
             graph.mount(ViewNode("child", depth: 1, holding: Holdings(settings), graph: graph) { settings.theme })
             return Tree(graph: graph) { _ in
                 settings.theme += 1

@@ -82,7 +82,8 @@ struct DirtyQueue {
         let top = heap.removeLast().view
         var i = 0
         while true {
-            let l = 2 * i + 1, r = l + 1
+            let l = 2 * i + 1
+            let r = l + 1
             var m = i
             if l < heap.count && less(l, m) { m = l }
             if r < heap.count && less(r, m) { m = r }

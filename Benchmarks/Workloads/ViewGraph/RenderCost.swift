@@ -41,7 +41,9 @@ struct RenderCost: Sendable {
             let start = ContinuousClock.now
             sink &+= probe.spend(round)
             let elapsed = ContinuousClock.now - start
-            let ns = UInt64(elapsed.components.seconds) * 1_000_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000)
+            let ns =
+                UInt64(elapsed.components.seconds) * 1_000_000_000
+                + UInt64(elapsed.components.attoseconds / 1_000_000_000)
             best = min(best, max(ns, 1))
         }
         // The sink's last bit keeps the calls (a 1e-30 share of the figure).

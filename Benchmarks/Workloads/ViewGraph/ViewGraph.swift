@@ -102,7 +102,8 @@ final class ViewGraph<C: Contender> {
         for node in mounted where node.body() != node.output {
             frameCounts.missed += 1
             if firstMiss == nil {
-                firstMiss = "missed update in view \(node.name): incremental output \(node.output), full re-render \(node.body())"
+                firstMiss =
+                    "missed update in view \(node.name): incremental output \(node.output), full re-render \(node.body())"
             }
         }
         if let firstMiss { throw BenchmarkFailure(firstMiss) }
