@@ -78,7 +78,7 @@ def headline():
     lines = [
         f"Measured {date} on {meta['cpu']} ({meta['cores']} cores, {meta['machine']}), Swift {meta['toolchain']},"
         f" {meta['allocator'].split('-')[0]}, {meta.get('instructionCounter', 'no instruction counter')},"
-        f" at commit `{commit}`, with `{' '.join(meta['command'])}` ({meta['mode']} suite). p50 time per"
+        f" at commit {commit}, with `{' '.join(meta['command'])}` ({meta['mode']} suite). p50 time per"
         " operation; ratios of instructions per operation where callgrind counted them, then of p50 times.",
         "",
         "| what | lockfree | apple (`@Observable`) | naive (publish everything) | apple ÷ lockfree | naive ÷ lockfree |",
