@@ -164,13 +164,15 @@ public enum LockedTracking {
         } catch {
             core.end(frame)
             core.cancel()
+            core.handOverLists()
             throw error
         }
         core.end(frame)
-        if core.depCount == 0 {
-            core.cancel()
-            return (result, .inert)
-        }
-        return (result, LockedToken(core: core))
+        // (A write on another thread may fire the scope from its arming on, and close it: its
+        // lists stay this thread's until `handOverLists()`.)
+        let readNothing = core.depCount == 0
+        if readNothing { core.cancel() }
+        core.handOverLists()
+        return (result, readNothing ? .inert : LockedToken(core: core))
     }
 }

@@ -233,6 +233,15 @@ final class _ScopeCore: @unchecked Sendable {
     let closesWhenFired: Bool
     /// Taken only through `withCallback`, which shows it to ThreadSanitizer in its builds.
     let callback: Mutex<_Callback?>
+    /// A `withTracking` scope's lists are its tracking thread's until `track` has ended the run
+    /// (`ListsOwner.tracker`); a writer that fires and closes the scope before then leaves them to
+    /// that thread (`closedMeanwhile`), which drops them in `handOverLists()`; after it
+    /// (`whoeverCloses`), whoever closes the scope drops them.
+    let listsOwner = Atomic<UInt8>(ListsOwner.tracker.rawValue)
+    enum ListsOwner: UInt8 {
+        case tracker = 0
+        case whoeverCloses, closedMeanwhile
+    }
 
     /// The `locked_tracking_thread` address of the thread running an outermost `LockedScope` run,
     /// or 0: a write by that thread (the body's own, or a callback's inside it) does not claim the
@@ -1280,13 +1289,33 @@ final class _ScopeCore: @unchecked Sendable {
         }
     }
 
+    /// A fired `withTracking` scope's close, by the thread that ran its callback: drops its lists,
+    /// unless the thread that tracked it is still ending its run (a write on another thread fired
+    /// it meanwhile), which then drops them itself (`handOverLists()`).
     private func close(from phase: Phase) {
         if self.phase.compareExchange(
             expected: phase.rawValue, desired: Phase.closed.rawValue, ordering: .acquiringAndReleasing
         ).exchanged {
+            // Release: nothing; acquire: the tracking thread's last writes to the lists.
+            let (leftToTracker, _) = listsOwner.compareExchange(
+                expected: ListsOwner.tracker.rawValue, desired: ListsOwner.closedMeanwhile.rawValue,
+                ordering: .acquiringAndReleasing)
+            if leftToTracker { return }
             dropAll()
             Self.releaseDeferredIfNoRun()
         }
+    }
+
+    /// The end of `track`: the scope's lists are no longer its tracking thread's. Drops them if a
+    /// writer closed the scope meanwhile (`close(from:)`).
+    func handOverLists() {
+        // Release: this thread's writes to the lists, for the writer that closes the scope later.
+        let (handedOver, _) = listsOwner.compareExchange(
+            expected: ListsOwner.tracker.rawValue, desired: ListsOwner.whoeverCloses.rawValue,
+            ordering: .acquiringAndReleasing)
+        if handedOver { return }
+        dropAll()
+        Self.releaseDeferredIfNoRun()
     }
 
     /// The end of a run whose scope was cancelled on its own thread during the run: nothing it

@@ -209,3 +209,51 @@ extension LockedConcurrencyTests {
         #expect(shared.stale.load(ordering: .relaxed) == 0, "times an armed view held a value that had changed")
     }
 }
+
+/// A `withTracking` scope can be fired by a write on another thread as soon as its run's end arms
+/// it, while the tracking thread is still installing its other slots: the writer that runs its
+/// callback closes it, and its lists stay the tracking thread's until `track` has ended
+/// (`_ScopeCore.handOverLists`). Oracle: once the writer has stopped and every token is cancelled,
+/// no object has an observer left, and every scope fired at most once.
+/// (Also run under ThreadSanitizer, which reported the writer's close racing the install.)
+@Suite struct LockedOneShotCloseTests {
+    @Test func aScopeFiredWhileItsRunEndsLeavesNoSlotBehind() {
+        let models = (0..<48).map { _ in CounterModel() }
+        let shared = Unchecked(models)
+        let stop = Atomic<Bool>(false)
+        let writerDone = Atomic<Bool>(false)
+        Thread {
+            var value = 0
+            while !stop.load(ordering: .relaxed) {
+                value += 1
+                shared.value[0].value = value
+                shared.value[1].value = value
+            }
+            writerDone.store(true, ordering: .releasing)
+        }.start()
+        let calls = Calls(1500)
+        var tokens: [LockedToken] = []
+        for round in 0..<calls.count {
+            let (_, token) = LockedTracking.withTracking({ models.reduce(0) { $0 + $1.value } }) {
+                calls.add(round)
+            }
+            tokens.append(token)
+        }
+        stop.store(true, ordering: .relaxed)
+        while !writerDone.load(ordering: .acquiring) { sched_yield() }
+        for token in tokens { token.cancel() }
+        #expect(models.map(\._observerCount) == Array(repeating: 0, count: models.count))
+        let counts = calls.counts.withLock { $0 }
+        #expect(counts.allSatisfy { $0 <= 1 })
+        // The writer fired most of them: the race was run.
+        #expect(counts.filter { $0 == 1 }.count > counts.count / 2)
+    }
+
+    /// Each scope's calls back.
+    final class Calls: Sendable {
+        let counts: Mutex<[Int]>
+        var count: Int { counts.withLock { $0.count } }
+        init(_ scopes: Int) { counts = Mutex(Array(repeating: 0, count: scopes)) }
+        func add(_ scope: Int) { counts.withLock { $0[scope] += 1 } }
+    }
+}

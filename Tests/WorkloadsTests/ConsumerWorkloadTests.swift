@@ -14,19 +14,16 @@ import Testing
 @Suite(.serialized) struct ConsumerWorkloadTests {
     static let contenders = ["floor", "lockfree", "locked", "apple", "naive"]
 
-    /// What a run of `body` on `name`'s instance for `contender` saw, on a thread of its own; `nil`
-    /// when the family has no such contender.
+    /// What a run of `body` on `name`'s instance for `contender` saw, on a thread of its own.
     func onThread<T: Sendable>(
         _ name: String, _ contender: String, _ parameters: [(String, String)] = [],
         _ body: @escaping @Sendable (any BenchmarkInstance) throws -> T
-    ) async throws -> T? {
-        guard let benchmark = Streams.benchmarks().first(where: { $0.family == name && $0.contender == contender })
-        else {
-            return nil
-        }
+    ) async throws -> T {
+        let benchmark = try #require(
+            Streams.benchmarks().first(where: { $0.family == name && $0.contender == contender }))
         let parameters = UncheckedSendable(Parameters(parameters))
         Streams.patience.store(30, ordering: .relaxed)
-        return try await withCheckedThrowingContinuation { (done: CheckedContinuation<T?, any Error>) in
+        return try await withCheckedThrowingContinuation { (done: CheckedContinuation<T, any Error>) in
             Thread {
                 do { done.resume(returning: try body(try benchmark.make(parameters.value))) } catch {
                     done.resume(throwing: error)
@@ -57,52 +54,42 @@ import Testing
     @Test(arguments: contenders)
     func aBurstIsDeliveredAsOneTransaction(_ contender: String) async throws {
         for writes in [1, 100] {
-            let (delivered, missed) = try #require(
-                try await onThread("stream/burst", contender, [("writes", String(writes))]) {
-                    _ = try $0.run(operations: 3)
-                    return ($0.extraMetrics["delivered"], $0.counts.missed)
-                })
+            let (delivered, missed) = try await onThread("stream/burst", contender, [("writes", String(writes))]) {
+                _ = try $0.run(operations: 3)
+                return ($0.extraMetrics["delivered"], $0.counts.missed)
+            }
             let expected: Double = writes > 1 && ["naive", "floor"].contains(contender) ? 2 : 1
             #expect(delivered == expected, "writes=\(writes)")
             #expect(missed == 0)
         }
     }
 
-    @Test(arguments: contenders)
-    func everyWriteHasALatencyAndTheFinalValueArrives(_ contender: String) async throws {
-        // `locked` has no threaded stream workload (see `Streams.Family`).
-        guard
-            let (metrics, missed) = try await onThread(
-                "stream/latency", contender, [],
-                {
-                    _ = try $0.run(operations: 20)
-                    _ = try $0.run(operations: 5)
-                    return ($0.measuredMetrics, $0.counts.missed)
-                })
-        else {
-            #expect(contender == "locked")
-            return
+    /// `stream/main-actor` here runs on a thread of its own: the main actor's jobs run on the test
+    /// process's main thread, as they do on an app's.
+    @Test(arguments: contenders, ["stream/latency", "stream/main-actor"])
+    func everyWriteHasALatencyAndTheFinalValueArrives(_ contender: String, _ family: String) async throws {
+        let (metrics, missed) = try await onThread(family, contender) {
+            _ = try $0.run(operations: 20)
+            _ = try $0.run(operations: 5)
+            return ($0.measuredMetrics, $0.counts.missed)
         }
         #expect(missed == 0)
         let samples = metrics.first { $0.name == "latency" }?.values ?? []
         #expect(samples.count == 25)
         #expect(samples.allSatisfy { $0 > 0 })
-        #expect(metrics.first { $0.name == "delivered-per-write" }?.values.first ?? 0 > 0)
+        let deliveredPerWrite = metrics.first { $0.name == "delivered-per-write" }?.values.first ?? 0
+        // Below 1 when writes coalesce. A write tells its consumer at willSet: an evaluation that
+        // runs before the store repeats the last value, and the write then tells it once more, so
+        // at most 2 (Documentation/Streams.md).
+        #expect(deliveredPerWrite > 0 && deliveredPerWrite <= 2)
     }
 
     @Test(arguments: contenders)
     func everyConsumerOfAFanOutHoldsEveryWrite(_ contender: String) async throws {
         for consumers in [1, 10] {
-            guard
-                let (metrics, missed) = try await onThread(
-                    "stream/fan-out", contender, [("consumers", String(consumers))],
-                    {
-                        _ = try $0.run(operations: 5)
-                        return ($0.measuredMetrics, $0.counts.missed)
-                    })
-            else {
-                #expect(contender == "locked")
-                return
+            let (metrics, missed) = try await onThread("stream/fan-out", contender, [("consumers", String(consumers))]) {
+                _ = try $0.run(operations: 5)
+                return ($0.measuredMetrics, $0.counts.missed)
             }
             #expect(missed == 0)
             #expect(metrics.first { $0.name == "latency" }?.values.count == 5)

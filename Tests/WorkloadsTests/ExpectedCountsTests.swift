@@ -88,11 +88,7 @@ import Testing
         let families = Dictionary(
             grouping: Suite.all().filter { $0.contender != Benchmark.floorContender }, by: \.family)
         for (family, benchmarks) in families {
-            // `locked` does not run the threaded stream families (`Streams.Family`).
-            let expected =
-                Streams.threadedFamilies.contains(family)
-                ? Set(Contenders.names).subtracting(["locked"]) : Set(Contenders.names)
-            #expect(Set(benchmarks.map(\.contender)) == expected, "\(family)")
+            #expect(Set(benchmarks.map(\.contender)) == Set(Contenders.names), "\(family)")
         }
     }
 }

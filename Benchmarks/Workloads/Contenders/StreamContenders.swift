@@ -30,18 +30,35 @@ public protocol StreamContender: SendableMetatype {
     static func makeModel() -> Model
     /// A write on `StreamActor` (the `burst`'s job), or from a thread for a contender that allows it.
     static func write(_ value: Double, to model: Model)
-    /// A write from a thread of its own: `write`, or a hop to where the model may be written.
-    static func writeFromThread(_ value: Double, to model: Model)
-    /// Where a consumer fed by a writer thread runs and makes its stream: no actor, or the
-    /// model's (`apple`).
-    static var consumerIsolation: (any Actor)? { get }
+    /// Whether a writer thread hops to the consumer's actor for each write (`apple`, above); the
+    /// others store from the thread, and their consumers fed by a writer thread run on no actor.
+    static var writesOnTheConsumersActor: Bool { get }
     /// The stream of `model`'s value; its closure (where there is one) runs on `isolation`.
     static func values(of model: Model, isolation: isolated (any Actor)?) -> Values
 }
 
 extension StreamContender {
-    public static func writeFromThread(_ value: Double, to model: Model) { write(value, to: model) }
-    public static var consumerIsolation: (any Actor)? { nil }
+    public static var writesOnTheConsumersActor: Bool { false }
+
+    /// Where a consumer fed by a writer thread runs and makes its stream: no actor, or
+    /// `StreamActor` for a contender whose writes are made there.
+    static var consumerIsolation: (any Actor)? { writesOnTheConsumersActor ? StreamActor.shared : nil }
+
+    /// A write from a thread of its own, to a model whose consumers run on `consumerIsolation`:
+    /// a store, or a hop to `StreamActor`.
+    static func writeFromThread(_ value: Double, to model: Model) {
+        guard writesOnTheConsumersActor else { return write(value, to: model) }
+        let model = UncheckedSendable(model)
+        Task { @StreamActor in write(value, to: model.value) }
+    }
+
+    /// A write from a thread of its own, to a model whose consumers run on the main actor
+    /// (`stream/main-actor`): a store, or a hop to the main actor.
+    static func writeFromThreadForTheMainActor(_ value: Double, to model: Model) {
+        guard writesOnTheConsumersActor else { return write(value, to: model) }
+        let model = UncheckedSendable(model)
+        Task { @MainActor in write(value, to: model.value) }
+    }
 
     /// Iterates `model`'s stream on `isolation`, calling `body` with each value, until cancelled.
     static func consume(_ model: Model, isolation: isolated (any Actor)?, _ body: (Double) -> Void) async {
@@ -86,11 +103,7 @@ public enum AppleStream: StreamContender {
     public static let name = Apple.name
     public static func makeModel() -> Apple.Cell { Apple.Cell(0) }
     public static func write(_ value: Double, to model: Apple.Cell) { model.value = value }
-    public static func writeFromThread(_ value: Double, to model: Apple.Cell) {
-        let model = UncheckedSendable(model)
-        Task { @StreamActor in model.value.value = value }
-    }
-    public static var consumerIsolation: (any Actor)? { StreamActor.shared }
+    public static let writesOnTheConsumersActor = true
     public static func values(of model: Apple.Cell, isolation: isolated (any Actor)?) -> Observations<Double, Never> {
         let model = UncheckedSendable(model)
         return Observations {

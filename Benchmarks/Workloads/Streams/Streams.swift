@@ -22,10 +22,11 @@ import Synchronization
 ///   its stream run on (one transaction); one operation is one burst. `delivered` (a value, gated exactly)
 ///   is the values the consumer received per burst: 1 under Apple's contract; time per write is
 ///   `time` / K.
-/// - `stream/main-actor` is not here: `bench` runs a benchmark's body on the main thread of its
-///   child process, which it blocks while timing, so the main actor is never serviced there
-///   (a `@MainActor` consumer would never run). It needs a timing pass that hands the main thread
-///   to the main actor's executor between samples.
+/// - `stream/main-actor`: `stream/latency` with the SwiftUI shape: a worker thread writes at the
+///   same rate, one consumer task runs on the main actor (its stream made there), and the
+///   benchmark's thread, the main thread of `bench`'s measuring child, runs the main run loop while
+///   it waits, as an app's main thread does. `latency` is from the store to the main actor holding
+///   the value. `apple`'s writer hops to the main actor for each write (its contract, above).
 ///
 /// A missed final value (writes stop, the consumer never holds the last one within
 /// `StreamLatency.finalValueDeadline`) is a failure of the run, never a number; `missed` counts
@@ -39,35 +40,30 @@ enum Streams {
 
     struct Family: StreamContenderVisitor {
         func visit<C: StreamContender>(_: C.Type) -> [Benchmark] {
-            // `locked` runs only `burst`, where writes and evaluations share an actor. With a writer
-            // thread, a write can fire a one-shot scope of the locked registrar while the thread
-            // that tracked it is still ending it: ThreadSanitizer reports `_ScopeCore.dropAll`
-            // (the writer closing the fired scope) racing `countWatchedBits` (`finish`, the
-            // tracking thread), `latency` saw 1.66 values per write, and tearing down 100 fan-out
-            // consumers once tripped "a locked object went away with observers". A bug of the
-            // ablation, to fix before its threaded stream numbers mean anything.
-            // (`threadedFamilies`.)
-            let threaded =
-                C.self == LockedStream.self ? [] : [StreamLatency.benchmark(C.self)] + StreamFanOut.benchmarks(C.self)
-            return threaded + StreamBurst.benchmarks(C.self)
+            [StreamLatency.benchmark(C.self, .writerThread)] + StreamFanOut.benchmarks(C.self)
+                + StreamBurst.benchmarks(C.self) + [StreamLatency.benchmark(C.self, .mainActorConsumer)]
         }
     }
-
-    /// The families whose writer is a thread of its own, which `locked` does not run (above).
-    static let threadedFamilies = ["stream/latency", "stream/fan-out"]
 
     /// A factor on every deadline: tests raise it, since their consumers share the cooperative pool
     /// with every other test running at the same time (a blocked pool is no missed value).
     static let patience = Atomic<Int>(1)
 
-    /// Waits (spinning, yielding the core) until `done()` or `seconds` (times `patience`) have
-    /// passed; returns `done()`.
-    static func wait(seconds: Double, until done: () -> Bool) -> Bool {
+    /// Waits until `done()` or `seconds` (times `patience`) have passed; returns `done()`. Spins,
+    /// yielding the core; or, `servicingTheMainActor` on the main thread, runs the main run loop,
+    /// which runs the main actor's jobs (elsewhere, as in the tests, the main actor has a thread
+    /// of its own).
+    static func wait(seconds: Double, servicingTheMainActor: Bool = false, until done: () -> Bool) -> Bool {
         let scaled = seconds * Double(patience.load(ordering: .relaxed))
         let deadline = monotonicNanoseconds() + UInt64(scaled * 1e9)
+        let runLoop = servicingTheMainActor && Thread.isMainThread
         while !done() {
             if monotonicNanoseconds() > deadline { return done() }
-            sched_yield()
+            if runLoop {
+                RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.001))
+            } else {
+                sched_yield()
+            }
         }
         return true
     }

@@ -1,21 +1,23 @@
 import Foundation
 import LockFreeObservation
+import LockedObservation
 import Observation
 import Synchronization
 import Testing
 
-/// `TrackedValues`' contract, written once and run against it and against the toolchain's
-/// `Observations` (SE-0475), which it follows. Where the two differ, the test says so and
-/// `TrackedValues`' documentation says why.
+/// `TrackedValues`' contract, written once and run against it, against `LockedValues` (the same
+/// stream on the locked registrar) and against the toolchain's `Observations` (SE-0475), which it
+/// follows. Where they differ, the test says so and `TrackedValues`' documentation says why.
 @Suite struct StreamSemanticsTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
-        case lockfree, apple
+        case lockfree, locked, apple
         var testDescription: String { rawValue }
     }
 
     @Test(arguments: Kind.allCases) func theFirstValueComesAtOnce(_ kind: Kind) async {
         switch kind {
         case .lockfree: await Self.firstValue(LockFreeStream.self)
+        case .locked: await Self.firstValue(LockedStream.self)
         case .apple: await Self.firstValue(AppleStream.self)
         }
     }
@@ -23,6 +25,7 @@ import Testing
     @Test(arguments: Kind.allCases) func writesInOneIsolatedJobAreOneValue(_ kind: Kind) async {
         switch kind {
         case .lockfree: await Self.transactions(LockFreeStream.self)
+        case .locked: await Self.transactions(LockedStream.self)
         case .apple: await Self.transactions(AppleStream.self)
         }
     }
@@ -30,6 +33,7 @@ import Testing
     @Test(arguments: Kind.allCases) func untilFinishedEndsWhenTheProducerSaysSo(_ kind: Kind) async {
         switch kind {
         case .lockfree: await Self.untilFinished(LockFreeStream.self)
+        case .locked: await Self.untilFinished(LockedStream.self)
         case .apple: await Self.untilFinished(AppleStream.self)
         }
     }
@@ -43,6 +47,7 @@ import Testing
     @Test(arguments: Kind.allCases) func afterAContendedWriterStopsTheLastValueIsTheCurrentOne(_ kind: Kind) async {
         switch kind {
         case .lockfree: await Self.contention(LockFreeStream.self)
+        case .locked: await Self.contention(LockedStream.self)
         case .apple: await Self.contention(AppleStream.self)
         }
     }
@@ -50,6 +55,7 @@ import Testing
     @Test(arguments: Kind.allCases) func cancellingTheConsumerEndsIteration(_ kind: Kind) async {
         switch kind {
         case .lockfree: await Self.cancellation(LockFreeStream.self)
+        case .locked: await Self.cancellation(LockedStream.self)
         case .apple: await Self.cancellation(AppleStream.self)
         }
     }
@@ -57,6 +63,7 @@ import Testing
     @Test(arguments: Kind.allCases) func theConsumerGoingAwayReleasesTheModel(_ kind: Kind) async {
         switch kind {
         case .lockfree: await Self.lifetime(LockFreeStream.self)
+        case .locked: await Self.lifetime(LockedStream.self)
         case .apple: await Self.lifetime(AppleStream.self)
         }
     }
@@ -67,6 +74,7 @@ import Testing
     @Test(arguments: Kind.allCases) func eachIteratorHasItsOwnTransactions(_ kind: Kind) async {
         switch kind {
         case .lockfree: await Self.iteratorsApart(LockFreeStream.self, sharesChanges: false)
+        case .locked: await Self.iteratorsApart(LockedStream.self, sharesChanges: false)
         case .apple: await Self.iteratorsApart(AppleStream.self, sharesChanges: true)
         }
     }
@@ -308,6 +316,41 @@ enum LockFreeStream: StreamUnderTest {
 
     static func values(until emit: @escaping @Sendable () -> Int?) -> TrackedValues<Int, Never> {
         TrackedValues.untilFinished { emit().map { .next($0) } ?? .finish }
+    }
+}
+
+enum LockedStream: StreamUnderTest {
+    static let losesRacingFinalValues = false
+
+    final class Model: LockedObject, StreamModel, @unchecked Sendable {
+        // `@unchecked Sendable`: the only state is atomic.
+        private let storage = Atomic<Int>(0)
+        private let onDeinit: (@Sendable () -> Void)?
+
+        init(onDeinit: (@Sendable () -> Void)?) {
+            self.onDeinit = onDeinit
+            super.init()
+        }
+
+        deinit { onDeinit?() }
+
+        var value: Int {
+            get {
+                trackAccess(0)
+                return storage.load(ordering: .relaxed)
+            }
+            set { withMutation(0) { storage.store(newValue, ordering: .relaxed) } }
+        }
+    }
+
+    static func values(@_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () -> Int) -> LockedValues<
+        Int, Never
+    > {
+        LockedValues(emit)
+    }
+
+    static func values(until emit: @escaping @Sendable () -> Int?) -> LockedValues<Int, Never> {
+        LockedValues.untilFinished { emit().map { .next($0) } ?? .finish }
     }
 }
 
