@@ -87,7 +87,8 @@ import Testing
     @Test(arguments: contenders)
     func everyConsumerOfAFanOutHoldsEveryWrite(_ contender: String) async throws {
         for consumers in [1, 10] {
-            let (metrics, missed) = try await onThread("stream/fan-out", contender, [("consumers", String(consumers))]) {
+            let (metrics, missed) = try await onThread("stream/fan-out", contender, [("consumers", String(consumers))])
+            {
                 _ = try $0.run(operations: 5)
                 return ($0.measuredMetrics, $0.counts.missed)
             }
