@@ -276,6 +276,35 @@ func sampleSet(
     }
 }
 
+@Suite struct LatencyPercentilesTests {
+    /// One plot per benchmark that records latency, one line per contender that ran it: p25 to p99
+    /// from the latency samples, p99.9 from its own metric, on the nines scale.
+    @Test func eachLatencyBenchmarkGetsAPercentilePlot() {
+        var set = sampleSet()
+        let latencies = (1...1000).map(Double.init)
+        var stream = set.results[0]
+        stream.benchmark = "stream/latency"
+        stream.family = "stream/latency"
+        stream.parameters = Parameters()
+        stream.metrics = [
+            MetricResult(name: "latency", unit: "ns", summary: Summary(latencies)),
+            MetricResult(name: "latency-p99.9", unit: "ns", value: 999),
+        ]
+        set.results.append(stream)
+        let charts = LatencyPercentiles.charts(set)
+        #expect(charts.map(\.fileName) == ["stream-latency-latency.svg"])
+        #expect(charts.map(\.group) == ["stream"])
+        #expect(ChartSet.charts(set).contains(charts[0]))
+        let svg = charts.first?.svg ?? ""
+        for tick in ["p0", "p90", "p99", "p99.9"] { #expect(svg.contains(">\(tick)</text>"), "\(tick)") }
+        // One line, for the one contender that ran it.
+        #expect(svg.components(separatedBy: "<polyline").count == 2)
+        #expect(svg.contains("lockfree: 999 ns"))
+        #expect(abs(LatencyPercentiles.nines(0.99) - 2) < 1e-9)
+        #expect(LatencyPercentiles.label(LatencyPercentiles.nines(0.999)) == "p99.9")
+    }
+}
+
 @Suite struct ResultSetTests {
     @Test func contendersPutTheSuitesThreeFirst() {
         var set = sampleSet()

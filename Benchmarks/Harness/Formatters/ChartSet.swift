@@ -1,6 +1,7 @@
-/// The charts a result set gets: a bar chart of time per operation for `primitives/*`, and log-log
+/// The charts a result set gets: a bar chart of time per operation for `primitives/*`, log-log
 /// scaling curves (time and invalidations per operation against `n`) for each family that ran
-/// with several values of `n`.
+/// with several values of `n`, and a latency percentile plot for each benchmark that records
+/// latency (`LatencyPercentiles`).
 public enum ChartSet {
     public struct Chart: Sendable, Equatable {
         /// The report section it belongs to (the first path component).
@@ -28,6 +29,7 @@ public enum ChartSet {
         }
 
         charts += Crossover.charts(set)
+        charts += LatencyPercentiles.charts(set)
         var families: [String] = []
         for r in set.results
         where r.parameter("n") != nil && r.parameter(Crossover.parameter) == nil

@@ -65,10 +65,10 @@ public enum SVGChart {
 
     /// A log-log line chart: one polyline with point markers per series.
     /// Lines on a log-log plot; with `linearX`, the x axis is linear from 0 (and points at x = 0 are
-    /// drawn).
+    /// drawn). `xTick` labels the x ticks (by default, as readable numbers).
     public static func lines(
         title: String, xLabel: String, yLabel: String, series: [Series], yTick: (Double) -> String,
-        linearX: Bool = false
+        linearX: Bool = false, xTick: ((Double) -> String)? = nil
     ) -> String {
         let width = 720.0
         let height = 440.0
@@ -90,7 +90,7 @@ public enum SVGChart {
             svg +=
                 "<line x1=\"\(fmt(px(t)))\" y1=\"\(fmt(top))\" x2=\"\(fmt(px(t)))\" y2=\"\(fmt(bottom))\" stroke=\"#ddd\"/>\n"
             svg +=
-                "<text x=\"\(fmt(px(t)))\" y=\"\(fmt(bottom + 16))\" text-anchor=\"middle\">\(escape(NumberFormat.readable(t)))</text>\n"
+                "<text x=\"\(fmt(px(t)))\" y=\"\(fmt(bottom + 16))\" text-anchor=\"middle\">\(escape(xTick?(t) ?? NumberFormat.readable(t)))</text>\n"
         }
         for t in ys.ticks {
             svg +=
