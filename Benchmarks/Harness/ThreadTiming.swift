@@ -1,5 +1,6 @@
 /// What the threads a benchmark runs do to the figures the gate reads: its invalidation counts
-/// (gated exactly unless they vary) and its allocations per operation (gated within a tolerance).
+/// (gated exactly unless they vary), its allocations per operation (gated within a tolerance) and
+/// its time ratio (gated within a tolerance).
 ///
 /// Every benchmark that runs a thread of its own declares which case it is, where it is declared
 /// (`Benchmark.threads`); `WorkloadsTests` runs each benchmark's setup and fails when one that
@@ -14,8 +15,10 @@ public enum ThreadTiming: Sendable, Equatable {
     /// How its threads interleave changes what it counts: its counts are not gated when
     /// `countsVary` (the oracle still checks every operation for missed updates), and its mallocs
     /// per operation may differ from the baseline by up to `mallocTolerance` (`.infinity`: not
-    /// gated, when nothing bounds what the threads allocate during the counted operations).
-    case timingDependent(countsVary: Bool, mallocTolerance: Double)
+    /// gated, when nothing bounds what the threads allocate during the counted operations). Its
+    /// time ratio may move by up to the factor `timeRatioTolerance` (`nil`: the thresholds file's;
+    /// `.infinity`: not gated, when the time is a wake-up's, which the scheduler sets).
+    case timingDependent(countsVary: Bool, mallocTolerance: Double, timeRatioTolerance: Double? = nil)
 
     /// Whether it runs threads of its own.
     public var runsThreads: Bool { self != .oneThread }

@@ -193,6 +193,19 @@ import Testing
         #expect(varying.mallocTolerance(for: "books/toggle/n=10", contender: "lockfree") == 64)
         #expect(varying.mallocTolerance(for: "books/toggle/n=20", contender: "lockfree") == 0.5)
 
+        // A declared time ratio tolerance: `.infinity` leaves the ratio ungated; the file's
+        // applies elsewhere.
+        let slower = sampleSet(lockfreeTime: [100, 110, 120, 130, 140, 150, 160])
+        #expect(
+            Gate.evaluate(baseline: sampleSet(), current: slower, thresholds: Thresholds(timeRatioTolerance: 2))
+                .regressions.map(\.metric) == [Gate.timeRatio])
+        let wakeUp = Thresholds(timeRatioTolerance: 2).declaring([
+            run("lockfree", .timingDependent(countsVary: false, mallocTolerance: 1, timeRatioTolerance: .infinity))
+        ])
+        #expect(Gate.evaluate(baseline: sampleSet(), current: slower, thresholds: wakeUp).regressions.isEmpty)
+        #expect(wakeUp.timeRatioTolerance(for: "books/toggle/n=10") == .infinity)
+        #expect(wakeUp.timeRatioTolerance(for: "books/toggle/n=100") == 2)
+
         let unbounded = Thresholds().declaring([
             run("lockfree", .timingDependent(countsVary: false, mallocTolerance: .infinity))
         ])

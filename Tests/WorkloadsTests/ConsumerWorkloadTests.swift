@@ -37,7 +37,7 @@ import Testing
     @Test func everyStreamBenchmarkDeclaresItsThreads() {
         for benchmark in Streams.benchmarks() {
             for parameters in benchmark.defaultParameterSets {
-                guard case .timingDependent(countsVary: false, let tolerance) = benchmark.threads(parameters) else {
+                guard case .timingDependent(countsVary: false, let tolerance, _) = benchmark.threads(parameters) else {
                     Issue.record(
                         "\(benchmark.name(with: parameters)) on \(benchmark.contender): \(benchmark.threads(parameters))"
                     )

@@ -23,7 +23,7 @@ import Foundation
 /// exactly, except for benchmarks whose name starts with a prefix in `nondeterministicCounts`.
 /// What a benchmark's threads do to its figures is declared with the benchmark (`ThreadTiming`)
 /// and added to these by `check` (`declaring`): a benchmark whose counts vary with thread timing
-/// is not gated on them, and its declared malloc tolerance applies to it.
+/// is not gated on them, and its declared malloc and time ratio tolerances apply to it.
 public struct Thresholds: Sendable, Equatable, Codable {
     public var mallocTolerance: Double
     public var mallocTolerances: [String: Double]
@@ -83,20 +83,29 @@ public struct Thresholds: Sendable, Equatable, Codable {
     /// Whether `benchmark`'s counts on `contender` vary between runs by design (see
     /// `nondeterministicCounts` and `ThreadTiming`).
     public func countsAreNondeterministic(_ benchmark: String, contender: String) -> Bool {
-        if case .timingDependent(countsVary: true, _) = declared["\(benchmark)@\(contender)"] { return true }
+        if case .timingDependent(countsVary: true, _, _) = declared["\(benchmark)@\(contender)"] { return true }
         return nondeterministicCounts.contains { benchmark.hasPrefix($0) }
     }
 
     public func mallocTolerance(for benchmark: String, contender: String) -> Double {
         let file = mallocTolerances[benchmark] ?? mallocTolerance
-        if case .timingDependent(_, let declared) = declared["\(benchmark)@\(contender)"] { return max(file, declared) }
+        if case .timingDependent(_, let declared, _) = declared["\(benchmark)@\(contender)"] {
+            return max(file, declared)
+        }
         return file
     }
     public func instructionTolerance(for benchmark: String) -> Double {
         instructionTolerances[benchmark] ?? instructionTolerance
     }
+    /// The file's, or the largest that `benchmark`'s contenders declare (`ThreadTiming`).
     public func timeRatioTolerance(for benchmark: String) -> Double {
-        timeRatioTolerances[benchmark] ?? timeRatioTolerance
+        let file = timeRatioTolerances[benchmark] ?? timeRatioTolerance
+        let ownDeclarations = declared.filter { $0.key.hasPrefix(benchmark + "@") }.values
+        let declaredTolerances = ownDeclarations.compactMap { timing -> Double? in
+            if case .timingDependent(_, _, let tolerance) = timing { return tolerance }
+            return nil
+        }
+        return declaredTolerances.max().map { max($0, file) } ?? file
     }
 
     /// The file for `toolchain` under `folder`.

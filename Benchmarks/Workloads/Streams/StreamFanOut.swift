@@ -18,9 +18,13 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
             // consumers, 13,400 and 15,400 for `lockfree` at 10,000).
             .onThreads { params in
                 let consumers = Double(params.int("consumers", default: 100))
+                // Time: with one consumer, one wake-up, which the scheduler sets (lockfree/apple
+                // 0.094 on one 2-core machine, 1.18 on another): not gated. With more, the
+                // registrar's fan-out and the consumers' evaluations weigh in.
                 return .timingDependent(
                     countsVary: false,
-                    mallocTolerance: consumers <= 1 ? 4 : max(1.5 * min(consumers, 100), 0.4 * consumers))
+                    mallocTolerance: consumers <= 1 ? 4 : max(1.5 * min(consumers, 100), 0.4 * consumers),
+                    timeRatioTolerance: consumers <= 1 ? .infinity : 10)
             }
         ]
     }
