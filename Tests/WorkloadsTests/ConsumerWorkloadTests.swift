@@ -43,7 +43,10 @@ import Testing
                     )
                     continue
                 }
-                #expect(tolerance.isFinite && tolerance > 0)
+                // (On the main actor, the run loop's allocations vary with the timing: not gated.)
+                #expect(
+                    (tolerance.isFinite || benchmark.family == "stream/main-actor") && tolerance > 0,
+                    "\(benchmark.name(with: parameters)) on \(benchmark.contender)")
             }
         }
     }
