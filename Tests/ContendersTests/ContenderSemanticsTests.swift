@@ -10,8 +10,8 @@ import Testing
 // never miss an update.
 
 /// A view stand-in: counts notifications, optionally runs a hook in the callback.
-final class ViewProbe: ChangeObserver, @unchecked Sendable {
-    // `@unchecked Sendable`: `hook` is set before the probe is subscribed; the count is atomic.
+final class ViewObserver: ChangeObserver, @unchecked Sendable {
+    // `@unchecked Sendable`: `hook` is set before the observer is subscribed; the count is atomic.
     let notifications = Atomic<Int>(0)
     var hook: (() -> Void)?
     init(hook: (() -> Void)? = nil) { self.hook = hook }
@@ -45,25 +45,25 @@ func withContender<R>(named name: String, _ body: (any Contender.Type) -> R) -> 
 /// Every contender, from the one list (`Contenders.visitAll`).
 let contenderNames = Contenders.names
 
-/// A mounted view: a body, the objects it holds, its probe and subscription.
+/// A mounted view: a body, the objects it holds, its observer and subscription.
 struct MountedView<C: Contender, Output: Equatable> {
     let body: () -> Output
     let holding: Holdings
-    let probe: ViewProbe
+    let observer: ViewObserver
     var subscription: C.Subscription?
     var output: Output
 
-    init(_: C.Type, holding: Holdings, probe: ViewProbe = ViewProbe(), body: @escaping () -> Output) {
+    init(_: C.Type, holding: Holdings, observer: ViewObserver = ViewObserver(), body: @escaping () -> Output) {
         self.body = body
         self.holding = holding
-        self.probe = probe
+        self.observer = observer
         subscription = nil
-        output = C.evaluate(body, holding: holding, observer: probe, subscription: &subscription)
+        output = C.evaluate(body, holding: holding, observer: observer, subscription: &subscription)
     }
 
     /// Evaluates the body again (re-subscribing), as a frame does for a dirty view.
     mutating func evaluate() {
-        output = C.evaluate(body, holding: holding, observer: probe, subscription: &subscription)
+        output = C.evaluate(body, holding: holding, observer: observer, subscription: &subscription)
     }
 
     mutating func unmount() { C.unsubscribe(&subscription) }
@@ -187,7 +187,7 @@ func notifications<C: Contender>(_: C.Type, _ view: ViewKind, _ change: Change) 
     func measure<Output: Equatable>(holding: AnyObject, _ body: @escaping () -> Output) -> (Int, Bool) {
         var mounted = MountedView(C.self, holding: Holdings(holding), body: body)
         change.apply(to: fixture)
-        let count = mounted.probe.count
+        let count = mounted.observer.count
         let before = mounted.output
         mounted.evaluate()
         let changed = mounted.output != before
@@ -253,7 +253,7 @@ func notifications<C: Contender>(_: C.Type, _ view: ViewKind, _ change: Change) 
                 func step(_ change: () -> Void, count: Int, naive: Int = 1) {
                     change()
                     expectedNotifications += C.isFineGrained ? 1 : naive
-                    #expect(view.probe.count == expectedNotifications)
+                    #expect(view.observer.count == expectedNotifications)
                     view.evaluate()
                     #expect(view.output == count)
                 }
@@ -284,15 +284,15 @@ func notifications<C: Contender>(_: C.Type, _ view: ViewKind, _ change: Change) 
                 let book = fixture.books[0]
                 var view = MountedView(C.self, holding: Holdings(book)) { book.title }
                 for i in 1...3 { book.title = "Title \(i)" }
-                #expect(view.probe.count == (C.isFineGrained ? 1 : 3))
+                #expect(view.observer.count == (C.isFineGrained ? 1 : 3))
                 view.evaluate()
                 #expect(view.output == "Title 3")
                 book.title = "Title 4"
-                #expect(view.probe.count == (C.isFineGrained ? 2 : 4))
+                #expect(view.observer.count == (C.isFineGrained ? 2 : 4))
                 // Unmounted: no more notifications.
                 view.unmount()
                 book.title = "Title 5"
-                #expect(view.probe.count == (C.isFineGrained ? 2 : 4))
+                #expect(view.observer.count == (C.isFineGrained ? 2 : 4))
             }
             run(contender)
         }
@@ -314,9 +314,9 @@ func notifications<C: Contender>(_: C.Type, _ view: ViewKind, _ change: Change) 
                 view.evaluate()
                 #expect(view.output == "Ann")
                 book.title = "Renamed"
-                #expect(view.probe.count == (C.isFineGrained ? 0 : 1))
+                #expect(view.observer.count == (C.isFineGrained ? 0 : 1))
                 fixture.ann.name = "Anne"
-                #expect(view.probe.count == (C.isFineGrained ? 1 : 2))
+                #expect(view.observer.count == (C.isFineGrained ? 1 : 2))
                 view.unmount()
             }
             run(contender)
@@ -331,15 +331,15 @@ func notifications<C: Contender>(_: C.Type, _ view: ViewKind, _ change: Change) 
                 let settings = GlobalSettings.shared(C.self)
                 var view = MountedView(C.self, holding: Holdings(settings)) { settings.fontSize }
                 settings.theme += 1
-                #expect(view.probe.count == (C.isFineGrained ? 0 : 1))
+                #expect(view.observer.count == (C.isFineGrained ? 0 : 1))
                 settings.fontSize += 1
-                #expect(view.probe.count == (C.isFineGrained ? 1 : 2))
+                #expect(view.observer.count == (C.isFineGrained ? 1 : 2))
                 view.evaluate()
                 #expect(view.output == 15)
                 settings.fontSize = 15  // equal value
-                #expect(view.probe.count == (C.isFineGrained ? 1 : 3))
+                #expect(view.observer.count == (C.isFineGrained ? 1 : 3))
                 settings.fontSize = 14
-                #expect(view.probe.count == (C.isFineGrained ? 2 : 4))
+                #expect(view.observer.count == (C.isFineGrained ? 2 : 4))
                 view.unmount()
             }
             run(contender)
@@ -354,8 +354,8 @@ func notifications<C: Contender>(_: C.Type, _ view: ViewKind, _ change: Change) 
                 let fixture = Fixture<C>()
                 let book = Unchecked(fixture.books[0])
                 let seen = Unchecked(Box<[String]>([]))
-                let probe = ViewProbe(hook: { seen.value.value.append(book.value.title) })
-                var view = MountedView(C.self, holding: Holdings(book.value), probe: probe) { book.value.title }
+                let observer = ViewObserver(hook: { seen.value.value.append(book.value.title) })
+                var view = MountedView(C.self, holding: Holdings(book.value), observer: observer) { book.value.title }
                 book.value.title = "New"
                 #expect(seen.value.value == ["Zero"])
                 #expect(book.value.title == "New")

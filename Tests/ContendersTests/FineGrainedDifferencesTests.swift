@@ -133,7 +133,7 @@ private func onNewThread(_ body: @escaping @Sendable () -> Void) {
                 let library = fixture.library
                 var view = MountedView(C.self, holding: Holdings(library)) { library.books.count }
                 library.books = fixture.books
-                #expect(view.probe.count == 1)
+                #expect(view.observer.count == 1)
                 view.unmount()
             }
             run(contender)

@@ -30,12 +30,12 @@ func setProperty<R: RecordModel>(_ record: R, _ index: Int, _ value: Int) {
         for read in 0..<8 {
             for write in 0..<8 {
                 let record = C.Record()
-                let probe = ViewProbe()
+                let observer = ViewObserver()
                 var subscription: C.Subscription?
                 let before = C.evaluate(
-                    { record.value(at: read) }, holding: Holdings(record), observer: probe, subscription: &subscription)
+                    { record.value(at: read) }, holding: Holdings(record), observer: observer, subscription: &subscription)
                 setProperty(record, write, 100 + write)
-                let told = probe.count
+                let told = observer.count
                 #expect(before == 0)
                 #expect(record.value(at: write) == 100 + write, "\(C.name): p\(write) stores its own value")
                 if C.isFineGrained {

@@ -478,8 +478,8 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
     @Test func aWriteInARunThatPassedAHoleSkipsTheHole() {
         let length = 2 * DependencyHoles.moveLimit + 10
         var rows = (0..<length).map { _ in Pair() }
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         let other = Pair()
         _ = scope.run { rows.reduce(0) { $0 + $1.count } }
         rows.remove(at: 10)
@@ -491,9 +491,9 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
             LockedTracking.withTracking({ other.count += 1 }, onChange: {})
             return sum
         }
-        #expect(probe.count == 0, "the body's own write told its own scope")
+        #expect(observer.count == 0, "the body's own write told its own scope")
         rows[0].count = 8
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         scope.cancel()
     }
 

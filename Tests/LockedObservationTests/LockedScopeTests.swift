@@ -9,15 +9,15 @@ import Testing
 @Suite struct LockedScopeTests {
     @Test func oneShotFiresOnce() {
         let counter = CounterModel()
-        let probe = CountingObserver()
-        let (value, token) = LockedTracking.withTracking({ counter.value }, notifying: probe)
+        let observer = CountingObserver()
+        let (value, token) = LockedTracking.withTracking({ counter.value }, notifying: observer)
         #expect(value == 0)
         #expect(token.isArmed)
         #expect(counter._observerCount == 1)
         counter.value = 1
         counter.value = 2
         counter.value = 3
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         #expect(!token.isArmed)
         #expect(!token.cancel())
         // A fired `withTracking` scope drops its slot.
@@ -26,37 +26,37 @@ import Testing
 
     @Test func oneShotCancelled() {
         let counter = CounterModel()
-        let probe = CountingObserver()
-        let token = LockedTracking.withTracking({ counter.value }, notifying: probe).token
+        let observer = CountingObserver()
+        let token = LockedTracking.withTracking({ counter.value }, notifying: observer).token
         #expect(token.cancel())
         counter.value = 1
-        #expect(probe.count == 0)
+        #expect(observer.count == 0)
         #expect(counter._observerCount == 0)
     }
 
     @Test func scopeIsToldOncePerRun() {
         let counter = CounterModel()
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         #expect(scope.run { counter.value } == 0)
         counter.value = 1
         counter.value = 2
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         #expect(!scope.isArmed)
         #expect(scope.run { counter.value } == 2)
         counter.value = 3
-        #expect(probe.count == 2)
+        #expect(observer.count == 2)
         scope.cancel()
         #expect(counter._observerCount == 0)
         _ = scope.run { counter.value }
         counter.value = 4
-        #expect(probe.count == 2)
+        #expect(observer.count == 2)
     }
 
     @Test func reuseKeepsDependencies() {
         let counters = (0..<4).map { _ in CounterModel() }
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         let body = { counters.reduce(0) { $0 + $1.value } + counters[0].label.count }
         _ = scope.run(body)
         #expect(scope.dependencyCount == 4)
@@ -70,7 +70,7 @@ import Testing
         #expect(counters.map(\._observerCount) == [1, 1, 1, 1])
         #expect(counters.map(\._observerCapacity) == capacity)
         counters[0].label = "x"
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         scope.cancel()
         #expect(counters.map(\._observerCount) == [0, 0, 0, 0])
     }
@@ -79,8 +79,8 @@ import Testing
         let a = CounterModel()
         let b = CounterModel()
         let c = CounterModel()
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         _ = scope.run { a.value + b.value }
         #expect(scope.dependencyCount == 2)
         // b dropped (the cursor skips it), c new.
@@ -90,16 +90,16 @@ import Testing
         #expect(b._observerCount == 0)
         #expect(c._observerCount == 1)
         b.value = 1
-        #expect(probe.count == 0)
+        #expect(observer.count == 0)
         c.value = 1
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         // A kept dependency whose properties changed updates its slot.
         _ = scope.run { a.label.count + c.value }
         #expect(scope.lastRunSlotUpdates == 1)
         a.value = 5
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         a.label = "new"
-        #expect(probe.count == 2)
+        #expect(observer.count == 2)
         scope.cancel()
     }
 
@@ -120,19 +120,19 @@ import Testing
         }
         final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
         let cell = Cell()
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         for _ in 0..<2 { _ = scope.run { cell.value } }
         let pending = Pending()
         onNewThread { [cell] in pending.mutation = cell.willMutate(0) }
-        #expect(probe.count == 1, "told at the start of the write")
+        #expect(observer.count == 1, "told at the start of the write")
         #expect(scope.run { cell.value } == 0, "the store is still to come")
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         onNewThread { [cell] in
             cell._value = 1
             cell.didMutate(pending.mutation!)
         }
-        #expect(probe.count == 2, "the run read a value the write's end replaced")
+        #expect(observer.count == 2, "the run read a value the write's end replaced")
         #expect(scope.run { cell.value } == 1)
         scope.cancel()
     }
@@ -144,11 +144,11 @@ import Testing
     @Test func aRunBegunDuringAnotherObjectsWriteKeepsItsDependencies() {
         let write = AnotherObjectsWriteInFlight()
         let (a, b, c) = (CounterModel(), CounterModel(), CounterModel())
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         for _ in 0..<2 { _ = scope.run { a.value + a.label.count + b.value } }
         #expect(scope.run { a.value + a.label.count + a.value + b.value + c.value } == 0)
-        #expect(probe.count == 0 && scope.dependencyCount == 3)
+        #expect(observer.count == 0 && scope.dependencyCount == 3)
         #expect(scope.lastRunSlotUpdates == 1, "only the new dependency's slot is written")
         let own = scope.run {
             let first = a.value + a.label.count
@@ -156,15 +156,15 @@ import Testing
             b.value = value
             return first + b.value + c.value
         }
-        #expect(own == 0 && probe.count == 0, "the run's own write is not a change it missed")
+        #expect(own == 0 && observer.count == 0, "the run's own write is not a change it missed")
         write.end()
         #expect(scope.run { a.value + a.label.count + b.value + c.value } == 0)
-        #expect(scope.lastRunSlotUpdates == 0 && scope.dependencyCount == 3 && probe.count == 0)
+        #expect(scope.lastRunSlotUpdates == 0 && scope.dependencyCount == 3 && observer.count == 0)
         c.value = 5
-        #expect(probe.count == 1, "the dependency added while the cursor was held is watched")
+        #expect(observer.count == 1, "the dependency added while the cursor was held is watched")
         #expect(scope.run { a.value + a.label.count + b.value + c.value } == 5)
         b.value = 1
-        #expect(probe.count == 2)
+        #expect(observer.count == 2)
         scope.cancel()
     }
 
@@ -172,8 +172,8 @@ import Testing
     /// watch: the slot is widened, and a write of that property tells the scope.
     @Test func aKeptDependencyReadLaterWithANewPropertyWatchesIt() {
         let counters = (0..<4).map { _ in CounterModel() }
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         for _ in 0..<2 { _ = scope.run { counters.reduce(0) { $0 + $1.value } } }
         _ = scope.run { counters.reduce(0) { $0 + $1.value } + counters[0].label.count }
         #expect(scope.dependencyCount == 4)
@@ -181,15 +181,15 @@ import Testing
         for _ in 0..<3 { _ = scope.run { counters.reduce(0) { $0 + $1.value } + counters[0].label.count } }
         #expect(scope.lastRunSlotUpdates == 0)
         counters[0].label = "x"
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         scope.cancel()
     }
 
     /// Reads in a new order every run: one slot per object however the list is rebuilt.
     @Test func reorderedReadsKeepOneSlotPerObject() {
         let counters = (0..<8).map { _ in CounterModel() }
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         var order = Array(0..<8)
         var random = SystemRandomNumberGenerator()
         for _ in 0..<200 {
@@ -202,7 +202,7 @@ import Testing
             counter.value = i + 1
             _ = scope.run { order.reduce(0) { $0 + counters[$1].value } }
         }
-        #expect(probe.count == 8)
+        #expect(observer.count == 8)
         scope.cancel()
     }
 
@@ -212,8 +212,8 @@ import Testing
     @Test func aLongListEditedALittleKeepsExactlyItsSlots() {
         var counters = (0..<200).map { _ in CounterModel() }
         var dropped: [CounterModel] = []
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         let edits: [(inout [CounterModel], inout [CounterModel]) -> Void] = [
             { counters, _ in counters.swapAt(3, 150) },
             { counters, dropped in dropped.append(counters.remove(at: 10)) },
@@ -241,27 +241,27 @@ import Testing
             #expect(counters.allSatisfy { $0._observerCount == 1 }, "edit \(n)")
             #expect(dropped.allSatisfy { $0._observerCount == 0 }, "edit \(n)")
             for counter in dropped { counter.value = n + 1 }
-            #expect(probe.count == n, "edit \(n): a dropped counter notified")
+            #expect(observer.count == n, "edit \(n): a dropped counter notified")
             counters[(n * 37) % counters.count].value = n + 1
-            #expect(probe.count == n + 1, "edit \(n)")
+            #expect(observer.count == n + 1, "edit \(n)")
         }
         scope.cancel()
     }
 
     @Test func writesInTheBodyDoNotNotifyTheScope() {
         let counter = CounterModel()
-        let probe = CountingObserver()
-        let scope = LockedScope(probe)
+        let observer = CountingObserver()
+        let scope = LockedScope(observer)
         _ = scope.run { counter.value }
         _ = scope.run {
             let v = counter.value
             counter.value = v + 1  // observed property, written by the body itself
             return counter.value
         }
-        #expect(probe.count == 0)
+        #expect(observer.count == 0)
         #expect(scope.isArmed)
         counter.value = 10
-        #expect(probe.count == 1)
+        #expect(observer.count == 1)
         scope.cancel()
     }
 

@@ -9,7 +9,7 @@
 //             compiler from holding the cursor in a register across the loop).
 // The difference between the last two is the cursor's store-to-load chain: each read's load of
 // the cursor waits for the previous read's store.
-//   cc -O2 scripts/probes/cursor-chain.c -o /tmp/cursor-chain && /tmp/cursor-chain
+//   cc -O2 scripts/experiments/cursor-chain.c -o /tmp/cursor-chain && /tmp/cursor-chain
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
