@@ -166,7 +166,10 @@ let package = Package(
         .testTarget(name: "LockedObservationTests", dependencies: ["LockedObservation", "RegistrarTestSupport"]),
         .testTarget(
             name: "RegistrarContractTests",
-            dependencies: ["LockFreeObservation", "LockedObservation", "CTrackingSupport", "RegistrarTestSupport"]),
+            dependencies: [
+                "LockFreeObservation", "LockedObservation", "CTrackingSupport", "CLockedTracking",
+                "RegistrarTestSupport",
+            ]),
         .testTarget(name: "ContendersTests", dependencies: ["Workloads"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness"]),
         .testTarget(name: "WorkloadsTests", dependencies: ["Workloads"]),

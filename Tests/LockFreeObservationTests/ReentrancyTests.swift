@@ -16,59 +16,11 @@ import Testing
     deinit { onDeinit(self) }
 }
 
-/// A reusable scope that a callback can reach (the scope is created after the closure).
-final class ScopeBox: @unchecked Sendable {
-    // `@unchecked Sendable`: set once before any callback can run; the tests are single-threaded.
-    var scope: ReusableScope?
-    var render: () -> Void = {}
-}
-
 extension RegistrarTests {
     /// User code re-entering the registrar from every place the registrar runs it: bodies, nested
     /// runs, callbacks, and the deinits of objects it releases (Documentation/Guarantees.md,
     /// "Re-entrancy"). Each test names the mechanism it proves.
     @Suite struct ReentrancyTests {
-        /// A run nested in another run records its reads for the enclosing run too, and leaves no
-        /// mark of its own reconciliation in the entries the enclosing run reconciles next
-        /// (`ReusableScope.run`, the nested run's `forgetTakeovers`). Without it, from the second
-        /// outer run on the outer scope loses `x` (its write is not told) and releases `x` once
-        /// per run (a use after free).
-        @Test func aRunNestedInARunKeepsTheOuterScopesDependencies() {
-            let a = Counters()
-            let b = Counters()
-            var x: Counters? = Counters()
-            weak let weakX = x
-            let outerTold = Counter()
-            let innerTold = Counter()
-            let outer = ReusableScope { outerTold.bump() }
-            let inner = ReusableScope { innerTold.bump() }
-            let held = x!
-            x = nil
-            for round in 0..<6 {
-                outer.run {
-                    _ = a.count
-                    inner.run { _ = held.count }
-                    _ = b.count
-                }
-                #expect(outer.isArmed && inner.isArmed, "round \(round)")
-                let (outerBefore, innerBefore) = (outerTold.value, innerTold.value)
-                switch round % 3 {
-                case 0: held.count += 1
-                case 1: a.count += 1
-                default: b.count += 1
-                }
-                #expect(outerTold.value == outerBefore + 1, "round \(round): the outer scope was not told")
-                #expect(innerTold.value == innerBefore + (round % 3 == 0 ? 1 : 0), "round \(round)")
-                // A second write in the same round tells nobody: each scope is told once per run.
-                held.count += 1
-                #expect(outerTold.value == outerBefore + 1, "round \(round)")
-            }
-            outer.cancel()
-            inner.cancel()
-            #expect(weakX != nil, "released more often than retained")
-            _ = held
-        }
-
         /// The same through a one-shot scope between the two runs.
         @Test func aRunNestedInAOneShotScopeInARunKeepsTheOuterScopesDependencies() {
             let a = Counters()
@@ -108,7 +60,7 @@ extension RegistrarTests {
             let x = Counters()
             let outerTold = Counter()
             let innerRenders = Counter()
-            let box = ScopeBox()
+            let box = ScopeBox<ReusableScope>()
             box.render = {
                 innerRenders.bump()
                 box.scope!.run {
@@ -249,28 +201,6 @@ extension RegistrarTests {
             late = nil
             #expect(weakLate == nil, "the cancelled run kept what it read after the cancel")
             #expect(!scope.cancel())
-        }
-
-        /// The same for an enclosing run cancelled inside a run nested in it.
-        @Test func anEnclosingScopeCancelledInsideANestedRunKeepsNothing() {
-            let model = Counters()
-            let told = Counter()
-            let innerTold = Counter()
-            let outer = ReusableScope { told.bump() }
-            let inner = ReusableScope { innerTold.bump() }
-            outer.run {
-                _ = model.count
-                inner.run {
-                    _ = model.other
-                    #expect(outer.cancel())
-                }
-            }
-            #expect(!outer.isArmed && inner.isArmed)
-            model.count += 1
-            model.other += 1
-            #expect(told.value == 0)
-            #expect(innerTold.value == 1)
-            inner.cancel()
         }
 
         /// A scope cannot run inside its own run: refused with a precondition.

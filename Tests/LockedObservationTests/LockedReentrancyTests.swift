@@ -63,13 +63,6 @@ final class Told: Sendable {
     var value: Int { calls.load(ordering: .relaxed) }
 }
 
-/// A scope that its own callback can reach (the scope is made after the closure).
-final class ScopeBox: @unchecked Sendable {
-    // `@unchecked Sendable`: set before any callback can run; callbacks run on the test's thread.
-    var scope: LockedScope?
-    var render: () -> Void = {}
-}
-
 /// The calling thread is outside every run: no running scope, the cursor on the sentinel, none
 /// held, nothing left to release.
 func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_sourceLocation) {
@@ -84,47 +77,6 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
 /// callbacks, and the deinits of the objects it releases, as the lock-free registrar's
 /// `ReentrancyTests`. Each test names the mechanism it proves.
 @Suite struct LockedReentrancyTests {
-    /// A run nested in another run records its reads for the enclosing run too (the merge), and
-    /// the thread's run state is saved and put back around it (`_RunFrame`): round after round,
-    /// every write of what a scope read in its last run tells it once, from this thread outside
-    /// any run or from another, and each object is released as often as retained.
-    @Test(arguments: [false, true])
-    func aRunNestedInARunKeepsTheOuterScopesDependencies(fromAnotherThread: Bool) {
-        let a = Pair()
-        let b = Pair()
-        var x: Pair? = Pair()
-        weak let weakX = x
-        let outerTold = Told()
-        let innerTold = Told()
-        let outer = LockedScope { outerTold.bump() }
-        let inner = LockedScope { innerTold.bump() }
-        let held = x!
-        x = nil
-        func write(_ pair: Pair) {
-            if fromAnotherThread { onNewThread { pair.count += 1 } } else { pair.count += 1 }
-        }
-        for round in 0..<6 {
-            outer.run {
-                _ = a.count
-                inner.run { _ = held.count }
-                _ = b.count
-            }
-            expectNoRun("round \(round)")
-            #expect(outer.isArmed && inner.isArmed, "round \(round)")
-            let (outerBefore, innerBefore) = (outerTold.value, innerTold.value)
-            write([held, a, b][round % 3])
-            #expect(outerTold.value == outerBefore + 1, "round \(round): the outer scope was not told")
-            #expect(innerTold.value == innerBefore + (round % 3 == 0 ? 1 : 0), "round \(round)")
-            // A second write in the same round tells nobody: each scope is told once per run.
-            write(held)
-            #expect(outerTold.value == outerBefore + 1, "round \(round)")
-        }
-        outer.cancel()
-        inner.cancel()
-        #expect([held, a, b].allSatisfy { $0._observerCount == 0 })
-        #expect(weakX != nil, "released more often than retained")
-    }
-
     /// The same through a one-shot scope between the two runs.
     @Test func aRunNestedInAOneShotScopeInARunKeepsTheOuterScopesDependencies() {
         let a = Pair()
@@ -167,7 +119,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         let x = Pair()
         let outerTold = Told()
         let innerRenders = Told()
-        let box = ScopeBox()
+        let box = ScopeBox<LockedScope>()
         box.render = {
             innerRenders.bump()
             box.scope!.run {
@@ -209,36 +161,6 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         #expect([a, x, y].allSatisfy { $0._observerCount == 0 })
     }
 
-    /// A change a nested run's end finds (its install's re-check) is told after that end, once
-    /// its reads are merged into the enclosing run (`_ScopeCore.end`): a callback that renders
-    /// the nested view again then adds to what the enclosing run read, instead of going before
-    /// it. Told inside the end, the render's later read is merged first, and the enclosing scope,
-    /// which read `x` before another thread's write, is not told.
-    @Test func aChangeANestedRunsEndFindsIsToldAfterItsMerge() {
-        let x = Pair()
-        let outerTold = Told()
-        let innerTold = Told()
-        let box = ScopeBox()
-        box.render = { box.scope!.run { _ = x.count } }
-        box.scope = LockedScope {
-            innerTold.bump()
-            if innerTold.value == 1 { box.render() }
-        }
-        let outer = LockedScope { outerTold.bump() }
-        outer.run {
-            box.scope!.run {
-                _ = x.count
-                // The nested scope is not armed while it runs: its end's re-check finds this.
-                onNewThread { x.count = 10 }
-            }
-        }
-        expectNoRun()
-        #expect(innerTold.value == 1)
-        #expect(outerTold.value == 1, "the outer run read x before the other thread's write")
-        outer.cancel()
-        box.scope!.cancel()
-    }
-
     /// A dependency a run drops is released once the run has ended (`_ScopeCore.releaseLater`,
     /// drained at the thread's outermost end), not in the reconciliation: its deinit's write of a
     /// property the scope still watches tells the scope, whose callback renders it again at
@@ -256,7 +178,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
             if Dying.aScopeRuns { deinitsInARun.bump() }
             keeper.count += 1
         }
-        let box = ScopeBox()
+        let box = ScopeBox<LockedScope>()
         box.render = { box.scope!.run { _ = keeper.count } }
         box.scope = LockedScope {
             told.bump()
@@ -410,60 +332,6 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         #expect(told.value == 0 && model._observerCount == 0)
     }
 
-    /// The same for an enclosing scope cancelled inside a run nested in it: the nested run's
-    /// reads are merged into the enclosing one, which keeps none of them.
-    @Test func anEnclosingScopeCancelledInsideANestedRunKeepsNothing() {
-        let model = Pair()
-        let told = Told()
-        let innerTold = Told()
-        let outer = LockedScope { told.bump() }
-        let inner = LockedScope { innerTold.bump() }
-        outer.run {
-            _ = model.count
-            inner.run {
-                _ = model.other
-                #expect(outer.cancel())
-            }
-        }
-        expectNoRun()
-        #expect(!outer.isArmed && inner.isArmed)
-        #expect(model._observerCount == 1, "only the inner scope's slot")
-        model.count += 1
-        model.other += 1
-        #expect(told.value == 0)
-        #expect(innerTold.value == 1)
-        inner.cancel()
-        #expect(model._observerCount == 0)
-    }
-
-    /// A scope cancelled inside its own run nested in another: `cancel()` returns `true` (the run
-    /// would have armed it), the scope keeps nothing, and the enclosing scope still depends on
-    /// what the cancelled run read (the merge).
-    @Test func aScopeCancelledInsideItsNestedRunStillCountsForTheEnclosingRun() {
-        let a = Pair()
-        let x = Pair()
-        let outerTold = Told()
-        let innerTold = Told()
-        let outer = LockedScope { outerTold.bump() }
-        let inner = LockedScope { innerTold.bump() }
-        inner.run { _ = x.count }
-        var cancelled = false
-        outer.run {
-            _ = a.count
-            inner.run {
-                _ = x.count
-                cancelled = inner.cancel()
-            }
-        }
-        expectNoRun()
-        #expect(cancelled && !inner.isArmed && outer.isArmed)
-        #expect(x._observerCount == 1, "only the outer scope's slot")
-        x.count += 1
-        #expect(innerTold.value == 0 && outerTold.value == 1)
-        outer.cancel()
-        #expect(x._observerCount == 0 && a._observerCount == 0)
-    }
-
     /// A scope cannot run inside its own run: refused with a precondition (`_ScopeCore.begin`).
     @Test func aRunInsideItsOwnRunIsRefused() async {
         await #expect(processExitsWith: .failure) {
@@ -495,89 +363,5 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         rows[0].count = 8
         #expect(observer.count == 1)
         scope.cancel()
-    }
-
-    /// A write made in a run nested in another is the enclosing run's own too, also of an object
-    /// the nested run did not read (`_ScopeCore.countOwnWrite` counts in every run up the
-    /// `enclosing` chain): it tells neither scope. Counted in the nested run only, the enclosing
-    /// scope's re-check takes the write for a change it missed.
-    @Test func aWriteInANestedRunIsTheEnclosingRunsOwn() {
-        let x = Pair()
-        let y = Pair()
-        let outerTold = Told()
-        let innerTold = Told()
-        let outer = LockedScope { outerTold.bump() }
-        let inner = LockedScope { innerTold.bump() }
-        for round in 0..<3 {
-            outer.run {
-                _ = x.count
-                inner.run {
-                    _ = y.count
-                    x.count = 10 * round + 1  // written, not read
-                    x.other = 10 * round + 2
-                }
-            }
-            #expect(outerTold.value == 0 && innerTold.value == 0, "round \(round)")
-        }
-        x.count += 1
-        #expect(outerTold.value == 1 && innerTold.value == 0)
-        y.count += 1
-        #expect(innerTold.value == 1)
-        outer.cancel()
-        inner.cancel()
-    }
-
-    /// A nested run's reads merged into an enclosing run that kept the same object in line: each
-    /// property is added (`_ScopeCore.merge`, one property at a time), so a write of one only the
-    /// nested run read tells the enclosing scope too. Merged as one mask, a property the
-    /// enclosing run read already stands for all of them, and the others are lost.
-    @Test func aNestedRunsFurtherPropertyOfAKeptDependencyIsWatchedByTheEnclosingScope() {
-        let x = Pair()
-        let outerTold = Told()
-        let innerTold = Told()
-        let outer = LockedScope { outerTold.bump() }
-        let inner = LockedScope { innerTold.bump() }
-        for round in 0..<4 {
-            outer.run {
-                _ = x.count
-                inner.run {
-                    _ = x.count
-                    _ = x.other
-                }
-            }
-            let (outerBefore, innerBefore) = (outerTold.value, innerTold.value)
-            x.other += 1
-            #expect(outerTold.value == outerBefore + 1, "round \(round)")
-            #expect(innerTold.value == innerBefore + 1, "round \(round)")
-        }
-        outer.cancel()
-        inner.cancel()
-    }
-
-    /// The same when another thread writes that property during the nested run: the enclosing
-    /// scope compares with the version the nested read loaded (`addKeptRead`'s `recorded`), not
-    /// one loaded at the merge, after the write.
-    @Test func aWriteDuringANestedRunOfAFurtherPropertyTellsTheEnclosingScope() {
-        let x = Pair()
-        let outerTold = Told()
-        let innerTold = Told()
-        let outer = LockedScope { outerTold.bump() }
-        let inner = LockedScope { innerTold.bump() }
-        for round in 0..<4 {
-            // The enclosing scope watches only `count`, which it keeps in line in the next run.
-            for _ in 0..<2 { outer.run { _ = x.count } }
-            let (outerBefore, innerBefore) = (outerTold.value, innerTold.value)
-            outer.run {
-                _ = x.count
-                inner.run {
-                    _ = x.other
-                    onNewThread { x.other += 1 }
-                }
-            }
-            #expect(outerTold.value == outerBefore + 1, "round \(round)")
-            #expect(innerTold.value == innerBefore + 1, "round \(round)")
-        }
-        outer.cancel()
-        inner.cancel()
     }
 }

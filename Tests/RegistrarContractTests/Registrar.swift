@@ -1,3 +1,4 @@
+import CLockedTracking
 import CTrackingSupport
 import RegistrarTestSupport
 import Synchronization
@@ -52,6 +53,11 @@ protocol RegistrarUnderTest {
     /// Runs in a row that may end with holes left; the next closes them up.
     static var holeRunLimit: Int { get }
 
+    /// Whether the calling thread is outside every run and scope: nothing tracked, no cursor,
+    /// nothing left to release.
+    static var noRunOnThisThread: Bool { get }
+    /// The observers `model` holds now, every scope's.
+    static func observerCount(of model: Model) -> Int
     /// The slots of `model` that `scope` holds. (Locked: the model's live slots, every scope's;
     /// the tests that ask watch each model from one scope.)
     static func slots(of model: Model, heldBy scope: Scope) -> Int
@@ -110,6 +116,28 @@ enum LockFree: RegistrarUnderTest {
         return count
     }
 
+    static var noRunOnThisThread: Bool {
+        let thread = tracking_thread_state()!.pointee
+        return thread.depth == 0 && thread.count == 0 && thread.releasedCount == 0 && thread.run.dependencyCount == 0
+    }
+
+    /// A slot word stays until a writer or an install reclaims it: the live ones are those whose
+    /// scope is still in the incarnation they were written for, armed, idle or reading.
+    static func observerCount(of model: Row) -> Int {
+        var count = 0
+        model._forEachSlotBlock { block in
+            for i in 0..<block.capacity {
+                let content = SlotContent(raw: block.slot(i).pointee.load(ordering: .acquiring))
+                guard content.raw != 0 else { continue }
+                let state = ScopeState(raw: ScopeTable.record(content.record).pointee.state.load(ordering: .acquiring))
+                if state.generation == content.generation && (state.isArmed || state.isIdle || state.isReading) {
+                    count += 1
+                }
+            }
+        }
+        return count
+    }
+
     static func lead(of scope: ReusableScope) -> UInt {
         ScopeTable.store(scope.record).pointee.dependencies.base[0].key & DependencyHead.leadBits
     }
@@ -145,6 +173,14 @@ enum Locked: RegistrarUnderTest {
     static var holdsItsCursor: Bool { LockedScope.holdsItsCursor }
     static var holeMoveLimit: Int { DependencyHoles.moveLimit }
     static var holeRunLimit: Int { DependencyHoles.runLimit }
+
+    static var noRunOnThisThread: Bool {
+        let thread = locked_tracking_state()!.pointee
+        return thread.run == nil && thread.cursor == tracking_no_dependencies_address() && thread.dependencyCount == 0
+            && thread.heldCursor == nil && thread.releasedCount == 0
+    }
+
+    static func observerCount(of model: LockedRow) -> Int { model._observerCount }
 
     static func slots(of model: LockedRow, heldBy scope: LockedScope) -> Int { model._observerCount }
 

@@ -116,3 +116,11 @@ public struct SplitMix64: RandomNumberGenerator {
     }
     public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
+
+/// A scope that its own callback can reach (the scope is made after the closure).
+public final class ScopeBox<Scope>: @unchecked Sendable {
+    // `@unchecked Sendable`: set before any callback can run; callbacks run on the test's thread.
+    public var scope: Scope?
+    public var render: () -> Void = {}
+    public init() {}
+}
