@@ -77,90 +77,6 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
 /// callbacks, and the deinits of the objects it releases, as the lock-free registrar's
 /// `ReentrancyTests`. Each test names the mechanism it proves.
 @Suite struct LockedReentrancyTests {
-    /// The same through a one-shot scope between the two runs.
-    @Test func aRunNestedInAOneShotScopeInARunKeepsTheOuterScopesDependencies() {
-        let a = Pair()
-        let b = Pair()
-        let x = Pair()
-        let outerTold = Told()
-        let innerTold = Told()
-        let oneShotTold = Told()
-        let outer = LockedScope { outerTold.bump() }
-        let inner = LockedScope { innerTold.bump() }
-        for round in 0..<4 {
-            outer.run {
-                _ = a.count
-                LockedTracking.withTracking({ inner.run { _ = x.count } }, onChange: { oneShotTold.bump() })
-                _ = b.count
-            }
-            expectNoRun("round \(round)")
-            let (outerBefore, innerBefore, oneShotBefore) = (outerTold.value, innerTold.value, oneShotTold.value)
-            x.count += 1
-            #expect(outerTold.value == outerBefore + 1, "round \(round)")
-            #expect(innerTold.value == innerBefore + 1, "round \(round)")
-            #expect(oneShotTold.value == oneShotBefore + 1, "round \(round)")
-        }
-        outer.cancel()
-        inner.cancel()
-        #expect(x._observerCount == 0)
-    }
-
-    /// A callback that re-renders another view inside a run: the body's write tells the inner
-    /// scope, whose callback runs it again, nested in the outer run, at the write's willSet. That
-    /// render reads the value the write replaces, so its install straddles the write: the write's
-    /// end tells the inner scope again (a second render). The outer scope read `y` before its own
-    /// write, and the merge keeps that read's version with the write counted as its own: nothing
-    /// it missed, so it is not told (the lock-free registrar keeps the nested render's version
-    /// and tells it once, at its end). Exact counts, round after round; and the outer keeps what
-    /// it read through the nested renders: a write after the run tells it once.
-    @Test func aCallbackThatRerendersAViewInsideARunKeepsBothScopesExact() {
-        let a = Pair()
-        let y = Pair()
-        let x = Pair()
-        let outerTold = Told()
-        let innerRenders = Told()
-        let box = ScopeBox<LockedScope>()
-        box.render = {
-            innerRenders.bump()
-            box.scope!.run {
-                _ = x.count
-                _ = y.count
-            }
-        }
-        box.scope = LockedScope { box.render() }
-        let outer = LockedScope { outerTold.bump() }
-        box.render()
-        for round in 0..<4 {
-            let (renders, told) = (innerRenders.value, outerTold.value)
-            outer.run {
-                _ = a.count
-                y.count += 1  // tells the inner scope, which renders again here
-                _ = a.other
-            }
-            expectNoRun("round \(round)")
-            #expect(innerRenders.value == renders + 2, "round \(round)")
-            #expect(outerTold.value == told, "round \(round): its own write")
-            x.count += 1
-            #expect(outerTold.value == told + 1, "round \(round): told twice in one run")
-            // At x's willSet and, the render having read x's old value, at its end.
-            #expect(innerRenders.value == renders + 4, "round \(round)")
-        }
-        // Renders nested in runs that write nothing: the outer keeps what it read through them.
-        for round in 0..<3 {
-            outer.run {
-                _ = a.count
-                box.render()
-                _ = a.other
-            }
-            let told = outerTold.value
-            x.count += 1
-            #expect(outerTold.value == told + 1, "round \(round): the outer run read x through the nested render")
-        }
-        outer.cancel()
-        box.scope!.cancel()
-        #expect([a, x, y].allSatisfy { $0._observerCount == 0 })
-    }
-
     /// A dependency a run drops is released once the run has ended (`_ScopeCore.releaseLater`,
     /// drained at the thread's outermost end), not in the reconciliation: its deinit's write of a
     /// property the scope still watches tells the scope, whose callback renders it again at
@@ -296,38 +212,20 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         #expect(deinits.value == 1)
     }
 
-    /// `cancel()` of a scope inside its own run: allowed, exact. It returns whether the scope was
-    /// armed, no callback comes after (not even for another thread's write during the rest of the
-    /// run), and the run's end keeps nothing (`closeCancelledRun`): every object read is released
-    /// and no write tells the scope. A run after that is untracked, as after any cancel.
-    @Test func aScopeCancelledInsideItsOwnRunKeepsNothing() {
+    /// A `LockedScope` cancelled inside its own run (`RunBodyTests`) still runs its body
+    /// afterwards, untracked, where a cancelled `ReusableScope` refuses to run: nothing it reads
+    /// tells it.
+    @Test func aScopeCancelledInsideItsOwnRunRunsItsBodyUntrackedAfterwards() {
         let model = Pair()
-        var late: Pair? = Pair()
-        weak let weakLate = late
         let told = Told()
         let scope = LockedScope { told.bump() }
-        scope.run { _ = model.count }
-        var cancelled = false
         scope.run {
             _ = model.count
-            cancelled = scope.cancel()
-            #expect(!scope.cancel())
-            _ = late!.count
-            _ = model.other
-            onNewThread { model.count += 1 }
+            #expect(scope.cancel())
         }
         expectNoRun()
-        #expect(cancelled)
-        #expect(!scope.isArmed)
-        model.count += 1
-        model.other += 1
-        late!.count += 1
-        #expect(told.value == 0)
-        #expect(model._observerCount == 0 && late!._observerCount == 0)
-        late = nil
-        #expect(weakLate == nil, "the cancelled run kept what it read after the cancel")
-        #expect(!scope.cancel())
-        scope.run { _ = model.count }
+        #expect(scope.run { model.count } == 0)
+        expectNoRun()
         model.count += 1
         #expect(told.value == 0 && model._observerCount == 0)
     }
@@ -340,28 +238,4 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         }
     }
 
-    /// A write during a run whose cursor passed a hole counts the run's own writes over its
-    /// dependencies, holes among them (`_ScopeCore.countOwnWrite` compares objects, and a hole
-    /// has none), also with a one-shot scope nested in the run.
-    @Test func aWriteInARunThatPassedAHoleSkipsTheHole() {
-        let length = 2 * DependencyHoles.moveLimit + 10
-        var rows = (0..<length).map { _ in Pair() }
-        let observer = CountingObserver()
-        let scope = LockedScope(observer)
-        let other = Pair()
-        _ = scope.run { rows.reduce(0) { $0 + $1.count } }
-        rows.remove(at: 10)
-        _ = scope.run { rows.reduce(0) { $0 + $1.count } }
-        #expect(scope.holeCount == 1)
-        _ = scope.run {
-            let sum = rows.reduce(0) { $0 + $1.count }
-            rows[rows.count - 1].count = 7  // the body's own write, past the hole
-            LockedTracking.withTracking({ other.count += 1 }, onChange: {})
-            return sum
-        }
-        #expect(observer.count == 0, "the body's own write told its own scope")
-        rows[0].count = 8
-        #expect(observer.count == 1)
-        scope.cancel()
-    }
 }

@@ -52,6 +52,92 @@ extension ContractTests {
             check(registrar.type)
         }
 
+        /// The same through a one-shot scope between the two runs.
+        @Test(arguments: Registrar.allCases)
+        func aRunNestedInAOneShotScopeInARunKeepsTheOuterScopesDependencies(_ registrar: Registrar) {
+            func check<R: RegistrarUnderTest>(_: R.Type) {
+                let (a, b, x) = (R.Model(), R.Model(), R.Model())
+                let (outerTold, innerTold, oneShotTold) = (Counter(), Counter(), Counter())
+                let outer = R.scope { outerTold.bump() }
+                let inner = R.scope { innerTold.bump() }
+                for round in 0..<4 {
+                    outer.run {
+                        _ = a.read(0)
+                        R.withTracking({ _ = inner.run { x.read(0) } }, onChange: { oneShotTold.bump() })
+                        _ = b.read(0)
+                    }
+                    #expect(R.noRunOnThisThread, "round \(round)")
+                    let (outerBefore, innerBefore, oneShotBefore) = (
+                        outerTold.value, innerTold.value, oneShotTold.value
+                    )
+                    x.write(0, round + 1)
+                    #expect(outerTold.value == outerBefore + 1, "round \(round)")
+                    #expect(innerTold.value == innerBefore + 1, "round \(round)")
+                    #expect(oneShotTold.value == oneShotBefore + 1, "round \(round)")
+                }
+                outer.cancel()
+                inner.cancel()
+                #expect(R.observerCount(of: x) == 0)
+            }
+            check(registrar.type)
+        }
+
+        /// A callback that re-renders another view inside a run: the body's write tells the inner
+        /// scope, whose callback runs it again, nested in the outer run, at the write's willSet.
+        /// That render reads the value the write replaces, so its read straddles the write: the
+        /// write's end tells the inner scope again (a second render). Whether the outer scope is
+        /// told of its own write through that render is where the registrars differ
+        /// (`aNestedRenderOfTheBodysWriteTellsTheEnclosingScope`); either way it is told at most
+        /// once a run, and the outer keeps what it read through the nested renders: a write after
+        /// the run tells it once. Exact counts, round after round.
+        @Test(arguments: Registrar.allCases)
+        func aCallbackThatRerendersAViewInsideARunKeepsBothScopesExact(_ registrar: Registrar) {
+            func check<R: RegistrarUnderTest>(_: R.Type) {
+                let (a, y, x) = (R.Model(), R.Model(), R.Model())
+                let (outerTold, innerRenders) = (Counter(), Counter())
+                let box = ScopeBox<R.Scope>()
+                box.render = {
+                    innerRenders.bump()
+                    _ = box.scope!.run { x.read(0) + y.read(0) }
+                }
+                box.scope = R.scope { box.render() }
+                let outer = R.scope { outerTold.bump() }
+                box.render()
+                let ownWriteTells = R.aNestedRenderOfTheBodysWriteTellsTheEnclosingScope ? 1 : 0
+                for round in 0..<4 {
+                    let (renders, told) = (innerRenders.value, outerTold.value)
+                    outer.run {
+                        _ = a.read(0)
+                        y.write(0, y.read(0) + 1)  // tells the inner scope, which renders again here
+                        _ = a.read(1)
+                    }
+                    #expect(R.noRunOnThisThread, "round \(round)")
+                    #expect(innerRenders.value == renders + 2, "round \(round)")
+                    #expect(outerTold.value == told + ownWriteTells, "round \(round): its own write")
+                    x.write(0, x.stored + 1)
+                    #expect(outerTold.value == told + 1, "round \(round): told twice in one run")
+                    // At x's willSet and, the render having read x's old value, at its end.
+                    #expect(innerRenders.value == renders + 4, "round \(round)")
+                }
+                // Renders nested in runs that write nothing: the outer keeps what it read through them.
+                for round in 0..<3 {
+                    outer.run {
+                        _ = a.read(0)
+                        box.render()
+                        _ = a.read(1)
+                    }
+                    let told = outerTold.value
+                    x.write(0, x.stored + 1)
+                    #expect(
+                        outerTold.value == told + 1, "round \(round): the outer run read x through the nested render")
+                }
+                outer.cancel()
+                box.scope!.cancel()
+                #expect([a, x, y].allSatisfy { R.observerCount(of: $0) == 0 })
+            }
+            check(registrar.type)
+        }
+
         /// A write made in a run nested in another is the enclosing run's own too, also of an
         /// object the nested run did not read: it tells neither scope. Counted in the nested run
         /// only, the enclosing scope's end takes the write for a change it missed.

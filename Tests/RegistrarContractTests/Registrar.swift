@@ -53,6 +53,13 @@ protocol RegistrarUnderTest {
     /// Runs in a row that may end with holes left; the next closes them up.
     static var holeRunLimit: Int { get }
 
+    /// A one-shot scope: tracks what `apply` reads, calls `onChange` once at the first change.
+    static func withTracking(_ apply: () -> Void, onChange: @escaping @Sendable () -> Void)
+    /// Whether a body's write that a render nested in the run (a callback of that write) reads
+    /// at willSet tells the enclosing scope at its end: the lock-free registrar keeps the nested
+    /// read's version (it straddled the write) and tells it once; the locked one counts the write
+    /// as the body's own there (Documentation/Guarantees.md, "Re-entrancy").
+    static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { get }
     /// Whether the calling thread is outside every run and scope: nothing tracked, no cursor,
     /// nothing left to release.
     static var noRunOnThisThread: Bool { get }
@@ -116,6 +123,11 @@ enum LockFree: RegistrarUnderTest {
         return count
     }
 
+    static func withTracking(_ apply: () -> Void, onChange: @escaping @Sendable () -> Void) {
+        LockFreeObservation.withTracking(apply, onChange: onChange)
+    }
+    static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { true }
+
     static var noRunOnThisThread: Bool {
         let thread = tracking_thread_state()!.pointee
         return thread.depth == 0 && thread.count == 0 && thread.releasedCount == 0 && thread.run.dependencyCount == 0
@@ -173,6 +185,11 @@ enum Locked: RegistrarUnderTest {
     static var holdsItsCursor: Bool { LockedScope.holdsItsCursor }
     static var holeMoveLimit: Int { DependencyHoles.moveLimit }
     static var holeRunLimit: Int { DependencyHoles.runLimit }
+
+    static func withTracking(_ apply: () -> Void, onChange: @escaping @Sendable () -> Void) {
+        LockedTracking.withTracking(apply, onChange: onChange)
+    }
+    static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { false }
 
     static var noRunOnThisThread: Bool {
         let thread = locked_tracking_state()!.pointee
