@@ -47,35 +47,6 @@ extension RegistrarTests {
             scope.cancel()
         }
 
-        /// The same when the run is nested: released at the end of the outermost scope.
-        @Test func aDependencyDroppedByANestedRunIsReleasedAfterTheOutermostScope() {
-            let keeper = Counters()
-            let outerTold = Counter()
-            let innerTold = Counter()
-            let depthAtDeinit = Counter(-1)
-            var dying: Dying? = Dying { _ in
-                depthAtDeinit.set(_trackingDepth)
-                keeper.count += 1
-            }
-            let outer = ReusableScope { outerTold.bump() }
-            let inner = ReusableScope { innerTold.bump() }
-            inner.run {
-                _ = keeper.count
-                _ = dying!.x
-            }
-            dying = nil
-            outer.run {
-                _ = keeper.other
-                inner.run { _ = keeper.count }  // drops it
-                #expect(depthAtDeinit.value == -1, "released inside the outer run")
-            }
-            #expect(depthAtDeinit.value == 0)
-            #expect(innerTold.value == 1)
-            #expect(outerTold.value == 1, "the outer run read keeper.count through the inner run")
-            outer.cancel()
-            inner.cancel()
-        }
-
         /// A deinit that reads its own tracked property while a scope is open on its thread: the
         /// read is not recorded (the object is deallocating: `swift_isDeallocating`), where it
         /// used to retain the object being destroyed and abort the process.

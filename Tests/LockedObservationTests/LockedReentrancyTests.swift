@@ -117,39 +117,6 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         #expect(keeper._observerCount == 0)
     }
 
-    /// The same when the run is nested: released at the end of the outermost scope, where the
-    /// deinit's write is no longer taken for the enclosing run's own (`_ScopeCore.releaseLater`).
-    @Test func aDependencyDroppedByANestedRunIsReleasedAfterTheOutermostScope() {
-        let keeper = Pair()
-        let outerTold = Told()
-        let innerTold = Told()
-        let deinits = Told()
-        let deinitsInARun = Told()
-        var dying: Dying? = Dying { _ in
-            deinits.bump()
-            if Dying.aScopeRuns { deinitsInARun.bump() }
-            keeper.count += 1
-        }
-        let outer = LockedScope { outerTold.bump() }
-        let inner = LockedScope { innerTold.bump() }
-        inner.run {
-            _ = keeper.count
-            _ = dying!.count
-        }
-        dying = nil
-        outer.run {
-            _ = keeper.other
-            inner.run { _ = keeper.count }  // drops it
-            #expect(deinits.value == 0, "released inside the outer run")
-        }
-        expectNoRun()
-        #expect(deinits.value == 1 && deinitsInARun.value == 0)
-        #expect(innerTold.value == 1)
-        #expect(outerTold.value == 1, "the outer run read keeper.count through the inner run")
-        outer.cancel()
-        inner.cancel()
-    }
-
     /// Where a deinit that reads its own tracked property runs while a scope runs on its thread.
     enum DyingRead: CaseIterable {
         case releasedByANestedReconciliation, releasedInARunsBody, releasedByACancelInsideARun,

@@ -259,6 +259,38 @@ extension ContractTests {
             check(registrar.type)
         }
 
+        /// A dependency a nested run drops is released at the end of the outermost scope, outside
+        /// every scope (its deinit's write is then not taken for the enclosing run's own): the
+        /// deinit's write of a property both scopes watch tells each once.
+        @Test(arguments: Registrar.allCases)
+        func aDependencyDroppedByANestedRunIsReleasedAfterTheOutermostScope(_ registrar: Registrar) {
+            func check<R: RegistrarUnderTest>(_: R.Type) {
+                let keeper = R.Model()
+                let (outerTold, innerTold, deinits, deinitsInAScope) = (Counter(), Counter(), Counter(), Counter())
+                var dying: R.Model? = R.Model {
+                    deinits.bump()
+                    if R.aScopeRunsOnThisThread { deinitsInAScope.bump() }
+                    keeper.write(0, keeper.stored + 1)
+                }
+                let outer = R.scope { outerTold.bump() }
+                let inner = R.scope { innerTold.bump() }
+                _ = inner.run { keeper.read(0) + dying!.read(0) }
+                dying = nil
+                outer.run {
+                    _ = keeper.read(1)
+                    _ = inner.run { keeper.read(0) }  // drops it
+                    #expect(deinits.value == 0, "released inside the outer run")
+                }
+                #expect(R.noRunOnThisThread)
+                #expect(deinits.value == 1 && deinitsInAScope.value == 0)
+                #expect(innerTold.value == 1)
+                #expect(outerTold.value == 1, "the outer run read keeper's property 0 through the inner run")
+                outer.cancel()
+                inner.cancel()
+            }
+            check(registrar.type)
+        }
+
         /// `cancel()` of an enclosing scope inside a run nested in it: the nested run's reads are
         /// merged into the enclosing run, which keeps none of them; the nested scope keeps its own.
         @Test(arguments: Registrar.allCases)

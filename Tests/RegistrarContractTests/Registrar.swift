@@ -20,6 +20,8 @@ import Testing
 protocol ModelUnderTest: AnyObject, Sendable {
     associatedtype Mutation
     init()
+    /// A model whose `deinit` runs `onDeinit`.
+    init(onDeinit: (@Sendable () -> Void)?)
     func read(_ property: Int) -> Int
     func write(_ property: Int, _ value: Int)
     func willMutate(_ property: Int) -> Mutation
@@ -60,6 +62,8 @@ protocol RegistrarUnderTest {
     /// read's version (it straddled the write) and tells it once; the locked one counts the write
     /// as the body's own there (Documentation/Guarantees.md, "Re-entrancy").
     static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { get }
+    /// Whether a scope (a run, a one-shot scope) is open on the calling thread.
+    static var aScopeRunsOnThisThread: Bool { get }
     /// Whether the calling thread is outside every run and scope: nothing tracked, no cursor,
     /// nothing left to release.
     static var noRunOnThisThread: Bool { get }
@@ -127,6 +131,7 @@ enum LockFree: RegistrarUnderTest {
         LockFreeObservation.withTracking(apply, onChange: onChange)
     }
     static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { true }
+    static var aScopeRunsOnThisThread: Bool { tracking_thread_state()!.pointee.depth != 0 }
 
     static var noRunOnThisThread: Bool {
         let thread = tracking_thread_state()!.pointee
@@ -190,6 +195,7 @@ enum Locked: RegistrarUnderTest {
         LockedTracking.withTracking(apply, onChange: onChange)
     }
     static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { false }
+    static var aScopeRunsOnThisThread: Bool { locked_tracking_state()!.pointee.run != nil }
 
     static var noRunOnThisThread: Bool {
         let thread = locked_tracking_state()!.pointee

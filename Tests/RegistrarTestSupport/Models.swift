@@ -5,10 +5,20 @@ import Synchronization
 /// A lock-free registrar's model whose properties (any index) all store one atomic value: enough
 /// to test who is told.
 public final class Row: TrackedObject, @unchecked Sendable {
-    // `@unchecked Sendable`: its only stored property is atomic (a subclass cannot be checked `Sendable`).
+    // `@unchecked Sendable`: its stored properties are atomic or immutable (a subclass cannot be
+    // checked `Sendable`).
     public let value = Atomic<Int>(0)
+    /// Runs in `deinit`: user code re-entering the registrar from a release.
+    private let onDeinit: (@Sendable () -> Void)?
 
-    public override init() { super.init() }
+    public init(onDeinit: (@Sendable () -> Void)?) {
+        self.onDeinit = onDeinit
+        super.init()
+    }
+
+    public convenience override init() { self.init(onDeinit: nil) }
+
+    deinit { onDeinit?() }
 
     public func read(_ property: Int) -> Int {
         trackAccess(property)
@@ -24,10 +34,20 @@ public final class Row: TrackedObject, @unchecked Sendable {
 
 /// The locked registrar's `Row`: properties (any index) that all store one atomic value.
 public final class LockedRow: LockedObject, @unchecked Sendable {
-    // `@unchecked Sendable`: its only stored property is atomic (a subclass cannot be checked `Sendable`).
+    // `@unchecked Sendable`: its stored properties are atomic or immutable (a subclass cannot be
+    // checked `Sendable`).
     public let value = Atomic<Int>(0)
+    /// Runs in `deinit`: user code re-entering the registrar from a release.
+    private let onDeinit: (@Sendable () -> Void)?
 
-    public override init() { super.init() }
+    public init(onDeinit: (@Sendable () -> Void)?) {
+        self.onDeinit = onDeinit
+        super.init()
+    }
+
+    public convenience override init() { self.init(onDeinit: nil) }
+
+    deinit { onDeinit?() }
 
     public func read(_ property: Int) -> Int {
         trackAccess(property)
