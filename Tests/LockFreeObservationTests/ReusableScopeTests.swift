@@ -39,23 +39,6 @@ extension Row {
 
 extension RegistrarTests {
     @Suite struct ReusableScopeTests {
-        @Test func firesOncePerRunAndRearmsOnTheNext() {
-            let row = Row()
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            #expect(!scope.isArmed)
-            #expect(scope.run { row.read(1) } == 0)
-            #expect(scope.isArmed)
-            row.write(1, 1)
-            row.write(1, 2)
-            #expect(observer.count == 1)
-            #expect(!scope.isArmed)
-            #expect(scope.run { row.read(1) } == 2)
-            row.write(1, 3)
-            #expect(observer.count == 2)
-            scope.cancel()
-        }
-
         @Test func keptDependenciesInstallNothingAgain() {
             let rows = (0..<64).map { _ in Row() }
             let observer = CountingObserver()
@@ -140,78 +123,6 @@ extension RegistrarTests {
             scope.cancel()
             #expect(store.pointee.dependencies.base == store.pointee.dependencies.inline)
             #expect(sentinelsBefore(UnsafeMutableRawPointer(store.pointee.dependencies.base)) == none)
-        }
-
-        @Test func aDroppedDependencyNoLongerNotifiesAndANewOneDoes() {
-            let (a, b, c) = (Row(), Row(), Row())
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            _ = scope.run { a.read(1) + b.read(1) }
-            _ = scope.run { a.read(1) + c.read(1) }
-            #expect(scope.dependencyCount == 2)
-            #expect(b.slots(of: scope) == 0 && c.slots(of: scope) == 1)
-            b.write(1, 1)
-            #expect(observer.count == 0)
-            c.write(1, 1)
-            #expect(observer.count == 1)
-            scope.cancel()
-        }
-
-        @Test func reorderedReadsKeepOneSlotPerObject() {
-            let rows = (0..<8).map { _ in Row() }
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            var order = Array(0..<8)
-            var random = SplitMix64(seed: 7)
-            for _ in 0..<200 {
-                order.shuffle(using: &random)
-                _ = scope.run { order.reduce(0) { $0 + rows[$1].read(1) } }
-                #expect(scope.dependencyCount == 8)
-            }
-            #expect(rows.allSatisfy { $0.slots(of: scope) == 1 })
-            for (i, row) in rows.enumerated() {
-                row.write(1, i + 1)
-                _ = scope.run { order.reduce(0) { $0 + rows[$1].read(1) } }
-            }
-            #expect(observer.count == 8)
-            scope.cancel()
-        }
-
-        /// A long list edited a little (swapped, removed, inserted, appended) keeps one slot per
-        /// object it reads, none in the objects it dropped, and is told of a change of any of them.
-        @Test func aLongListEditedALittleKeepsExactlyItsSlots() {
-            var rows = (0..<200).map { _ in Row() }
-            var dropped: [Row] = []
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            let edits: [(inout [Row], inout [Row]) -> Void] = [
-                { rows, _ in rows.swapAt(3, 150) },
-                { rows, dropped in dropped.append(rows.remove(at: 10)) },
-                { rows, _ in rows.insert(Row(), at: 120) },
-                { rows, _ in rows.append(Row()) },
-                { rows, dropped in dropped.append(rows.removeFirst()) },
-                { rows, dropped in
-                    dropped.append(rows.remove(at: 5))
-                    rows.insert(Row(), at: 100)
-                },
-                { rows, _ in
-                    rows.swapAt(0, rows.count - 1)
-                    rows.swapAt(20, 21)
-                },
-            ]
-            _ = scope.run { rows.reduce(0) { $0 + $1.read(1) } }
-            for (n, edit) in edits.enumerated() {
-                edit(&rows, &dropped)
-                _ = scope.run { rows.reduce(0) { $0 + $1.read(1) } }
-                #expect(scope.dependencyCount == rows.count, "edit \(n)")
-                #expect(rows.allSatisfy { $0.slots(of: scope) == 1 }, "edit \(n)")
-                #expect(dropped.allSatisfy { $0.slots(of: scope) == 0 }, "edit \(n)")
-                for row in dropped { row.write(1, n + 1) }
-                #expect(observer.count == n, "edit \(n): a dropped row notified")
-                rows[(n * 37) % rows.count].write(1, n + 1)
-                #expect(observer.count == n + 1, "edit \(n)")
-            }
-            scope.cancel()
         }
 
         @Test func changedPropertiesAndASecondWordAreWatched() {
@@ -394,63 +305,6 @@ extension RegistrarTests {
                 #expect(!scope.isArmed)
             }
             scope.cancel()
-        }
-
-        /// A kept dependency read while another thread's write of it is in flight (begun, not yet
-        /// stored: the scope was idle when it began, so it was not told then): the read must not
-        /// be kept as it was (the getter's inline keep declines it), and the write's end tells
-        /// the scope. If the read were kept, the scope would stay armed on the old value.
-        @Test func aKeptReadDuringAWriteInFlightIsToldWhenItEnds() {
-            let fixture = KeptRowWithAWriteInFlight()
-            let (row, observer, scope) = (fixture.row, fixture.observer, fixture.scope)
-            #expect(observer.count == 1 && !scope.isArmed, "the armed scope is told, and goes idle")
-            #expect(scope.run { row.read(1) } == 0)  // the write has not stored yet
-            fixture.endWrite(storing: 7)
-            #expect(observer.count == 2, "the scope read the old value and must hear of the store")
-            #expect(scope.run { row.read(1) } == 7)
-            #expect(scope.run { row.read(1) } == 7)
-            row.write(1, 8)
-            #expect(observer.count == 3)
-            scope.cancel()
-        }
-
-        /// A run that begins while an observed write of another object is in flight holds its
-        /// cursor away from the getters (`tracking_run.heldCursor`): every read takes the checked
-        /// path, yet the run keeps what it kept (no slot rewritten), repeated and new reads
-        /// included, and the runs after the write's end keep them inline again.
-        @Test func aRunBegunDuringAnotherObjectsWriteKeepsItsDependencies() {
-            let fixture = KeptRowWithAWriteInFlight()  // its row's write stays in flight
-            let (row, other) = (Row(), Row())
-            let observer = CountingObserver()
-            let scope = ReusableScope(notifying: observer)
-            for _ in 0..<2 { _ = scope.run { row.read(0) + row.read(1) + other.read(3) } }
-            #expect(row.slots(of: scope) == 1 && other.slots(of: scope) == 1)
-            let added = Row()
-            let seen = scope.run { row.read(0) + row.read(1) + row.read(0) + other.read(3) + added.read(0) }
-            #expect(seen == 0)
-            #expect(observer.count == 0 && scope.isArmed, "nothing changed")
-            #expect(scope.dependencyCount == 3)
-            #expect(row.slots(of: scope) == 1 && other.slots(of: scope) == 1 && added.slots(of: scope) == 1)
-            // The run's own write of what it read, counted against the held cursor's reads.
-            let own = scope.run {
-                let first = row.read(0) + row.read(1)
-                let value = other.read(3)
-                other.write(3, value)
-                return first + other.read(3) + added.read(0)
-            }
-            #expect(own == 0 && observer.count == 0 && scope.isArmed, "the run's own write is not a change it missed")
-            fixture.endWrite(storing: 7)
-            let before = (row.slots(of: scope), other.slots(of: scope), added.slots(of: scope))
-            #expect(scope.run { row.read(0) + row.read(1) + other.read(3) + added.read(0) } == 0)
-            #expect(scope.dependencyCount == 3 && observer.count == 0)
-            #expect((row.slots(of: scope), other.slots(of: scope), added.slots(of: scope)) == before)
-            added.write(0, 5)
-            #expect(observer.count == 1, "the dependency added while the cursor was held is watched")
-            #expect(scope.run { row.read(0) + row.read(1) + other.read(3) + added.read(0) } == 5)
-            other.write(3, 1)
-            #expect(observer.count == 2)
-            scope.cancel()
-            fixture.scope.cancel()
         }
 
         /// A run's read outside the installed slots (property 2, after property 1 was kept inline):

@@ -34,25 +34,6 @@ import Testing
         #expect(counter._observerCount == 0)
     }
 
-    @Test func scopeIsToldOncePerRun() {
-        let counter = CounterModel()
-        let observer = CountingObserver()
-        let scope = LockedScope(observer)
-        #expect(scope.run { counter.value } == 0)
-        counter.value = 1
-        counter.value = 2
-        #expect(observer.count == 1)
-        #expect(!scope.isArmed)
-        #expect(scope.run { counter.value } == 2)
-        counter.value = 3
-        #expect(observer.count == 2)
-        scope.cancel()
-        #expect(counter._observerCount == 0)
-        _ = scope.run { counter.value }
-        counter.value = 4
-        #expect(observer.count == 2)
-    }
-
     @Test func reuseKeepsDependencies() {
         let counters = (0..<4).map { _ in CounterModel() }
         let observer = CountingObserver()
@@ -75,99 +56,6 @@ import Testing
         #expect(counters.map(\._observerCount) == [0, 0, 0, 0])
     }
 
-    @Test func droppedDependencyNoLongerNotifiesAndNewOneDoes() {
-        let a = CounterModel()
-        let b = CounterModel()
-        let c = CounterModel()
-        let observer = CountingObserver()
-        let scope = LockedScope(observer)
-        _ = scope.run { a.value + b.value }
-        #expect(scope.dependencyCount == 2)
-        // b dropped (the cursor skips it), c new.
-        _ = scope.run { a.value + c.value }
-        #expect(scope.dependencyCount == 2)
-        #expect(scope.lastRunSlotUpdates == 2)
-        #expect(b._observerCount == 0)
-        #expect(c._observerCount == 1)
-        b.value = 1
-        #expect(observer.count == 0)
-        c.value = 1
-        #expect(observer.count == 1)
-        // A kept dependency whose properties changed updates its slot.
-        _ = scope.run { a.label.count + c.value }
-        #expect(scope.lastRunSlotUpdates == 1)
-        a.value = 5
-        #expect(observer.count == 1)
-        a.label = "new"
-        #expect(observer.count == 2)
-        scope.cancel()
-    }
-
-    /// A kept read made while a write that began before the run is still in flight (the scope was
-    /// told at its start, before the store) may read the old value: the getter declines it, the
-    /// run records the version, and the write's end tells the scope again (straddling).
-    @Test func aKeptReadDuringAWriteInFlightIsToldWhenItEnds() {
-        final class Cell: LockedObject, @unchecked Sendable {
-            // `@unchecked Sendable`: the threads are joined between accesses.
-            var _value = 0
-            var value: Int {
-                get {
-                    trackAccess(0)
-                    return _value
-                }
-                set { withMutation(0) { _value = newValue } }
-            }
-        }
-        final class Pending: @unchecked Sendable { var mutation: LockedMutation? }
-        let cell = Cell()
-        let observer = CountingObserver()
-        let scope = LockedScope(observer)
-        for _ in 0..<2 { _ = scope.run { cell.value } }
-        let pending = Pending()
-        onNewThread { [cell] in pending.mutation = cell.willMutate(0) }
-        #expect(observer.count == 1, "told at the start of the write")
-        #expect(scope.run { cell.value } == 0, "the store is still to come")
-        #expect(observer.count == 1)
-        onNewThread { [cell] in
-            cell._value = 1
-            cell.didMutate(pending.mutation!)
-        }
-        #expect(observer.count == 2, "the run read a value the write's end replaced")
-        #expect(scope.run { cell.value } == 1)
-        scope.cancel()
-    }
-
-    /// A run that begins while an observed write of another object is in flight holds its cursor
-    /// away from the getters (`locked_tracking_thread.heldCursor`): every read is recorded, yet
-    /// the run keeps what it kept (only the new dependency's slot is written), its own write
-    /// included, and the runs after the write's end keep them inline again.
-    @Test func aRunBegunDuringAnotherObjectsWriteKeepsItsDependencies() {
-        let write = AnotherObjectsWriteInFlight()
-        let (a, b, c) = (CounterModel(), CounterModel(), CounterModel())
-        let observer = CountingObserver()
-        let scope = LockedScope(observer)
-        for _ in 0..<2 { _ = scope.run { a.value + a.label.count + b.value } }
-        #expect(scope.run { a.value + a.label.count + a.value + b.value + c.value } == 0)
-        #expect(observer.count == 0 && scope.dependencyCount == 3)
-        #expect(scope.lastRunSlotUpdates == 1, "only the new dependency's slot is written")
-        let own = scope.run {
-            let first = a.value + a.label.count
-            let value = b.value
-            b.value = value
-            return first + b.value + c.value
-        }
-        #expect(own == 0 && observer.count == 0, "the run's own write is not a change it missed")
-        write.end()
-        #expect(scope.run { a.value + a.label.count + b.value + c.value } == 0)
-        #expect(scope.lastRunSlotUpdates == 0 && scope.dependencyCount == 3 && observer.count == 0)
-        c.value = 5
-        #expect(observer.count == 1, "the dependency added while the cursor was held is watched")
-        #expect(scope.run { a.value + a.label.count + b.value + c.value } == 5)
-        b.value = 1
-        #expect(observer.count == 2)
-        scope.cancel()
-    }
-
     /// A run that reads a kept dependency again, further on, with a property its slot does not
     /// watch: the slot is widened, and a write of that property tells the scope.
     @Test func aKeptDependencyReadLaterWithANewPropertyWatchesIt() {
@@ -182,69 +70,6 @@ import Testing
         #expect(scope.lastRunSlotUpdates == 0)
         counters[0].label = "x"
         #expect(observer.count == 1)
-        scope.cancel()
-    }
-
-    /// Reads in a new order every run: one slot per object however the list is rebuilt.
-    @Test func reorderedReadsKeepOneSlotPerObject() {
-        let counters = (0..<8).map { _ in CounterModel() }
-        let observer = CountingObserver()
-        let scope = LockedScope(observer)
-        var order = Array(0..<8)
-        var random = SystemRandomNumberGenerator()
-        for _ in 0..<200 {
-            order.shuffle(using: &random)
-            _ = scope.run { order.reduce(0) { $0 + counters[$1].value } }
-            #expect(scope.dependencyCount == 8)
-        }
-        #expect(counters.allSatisfy { $0._observerCount == 1 })
-        for (i, counter) in counters.enumerated() {
-            counter.value = i + 1
-            _ = scope.run { order.reduce(0) { $0 + counters[$1].value } }
-        }
-        #expect(observer.count == 8)
-        scope.cancel()
-    }
-
-    /// A long list edited a little (swapped: in place; removed, inserted, appended: from spans)
-    /// keeps one slot per object it reads, none in the objects it dropped, and is told of a change
-    /// of any of them.
-    @Test func aLongListEditedALittleKeepsExactlyItsSlots() {
-        var counters = (0..<200).map { _ in CounterModel() }
-        var dropped: [CounterModel] = []
-        let observer = CountingObserver()
-        let scope = LockedScope(observer)
-        let edits: [(inout [CounterModel], inout [CounterModel]) -> Void] = [
-            { counters, _ in counters.swapAt(3, 150) },
-            { counters, dropped in dropped.append(counters.remove(at: 10)) },
-            { counters, _ in counters.insert(CounterModel(), at: 120) },
-            { counters, _ in counters.append(CounterModel()) },
-            { counters, dropped in dropped.append(counters.removeFirst()) },
-            { counters, dropped in
-                dropped.append(counters.remove(at: 5))
-                counters.insert(CounterModel(), at: 100)
-            },
-            { counters, _ in
-                counters.swapAt(0, counters.count - 1)
-                counters.swapAt(20, 21)
-            },
-            { counters, dropped in
-                dropped.append(counters[7])
-                counters[7] = CounterModel()
-            },
-        ]
-        _ = scope.run { counters.reduce(0) { $0 + $1.value } }
-        for (n, edit) in edits.enumerated() {
-            edit(&counters, &dropped)
-            _ = scope.run { counters.reduce(0) { $0 + $1.value } }
-            #expect(scope.dependencyCount == counters.count, "edit \(n)")
-            #expect(counters.allSatisfy { $0._observerCount == 1 }, "edit \(n)")
-            #expect(dropped.allSatisfy { $0._observerCount == 0 }, "edit \(n)")
-            for counter in dropped { counter.value = n + 1 }
-            #expect(observer.count == n, "edit \(n): a dropped counter notified")
-            counters[(n * 37) % counters.count].value = n + 1
-            #expect(observer.count == n + 1, "edit \(n)")
-        }
         scope.cancel()
     }
 

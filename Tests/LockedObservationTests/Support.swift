@@ -33,22 +33,3 @@ final class CounterModel: LockedObject, @unchecked Sendable {
     /// Stores `value` untold: the store between a `willMutate(0)` and its `didMutate`.
     func storeValue(_ value: Int) { storage.store(value, ordering: .releasing) }
 }
-
-/// An observed write of an object of its own (watched by a scope of its own), begun on another
-/// thread and left in flight until `end()`: every run that begins meanwhile holds its cursor.
-final class AnotherObjectsWriteInFlight: @unchecked Sendable {
-    // `@unchecked Sendable`: `mutation` is set and read on threads joined in between.
-    let busy = CounterModel()
-    let watcher = LockedScope(CountingObserver())
-    private var mutation: LockedMutation?
-
-    init() {
-        _ = watcher.run { busy.value }
-        onNewThread { [self] in mutation = busy.willMutate(0) }
-    }
-
-    func end() {
-        onNewThread { [self] in busy.didMutate(mutation!) }
-        watcher.cancel()
-    }
-}
