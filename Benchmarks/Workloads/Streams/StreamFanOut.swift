@@ -39,6 +39,10 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
     var missed = 0
 
     init(consumers count: Int) throws {
+        // What a process allocates once, at its first observation (the lock-free registrar's
+        // table of scope records, a runtime's caches), is no consumer's: one consumer comes and
+        // goes before the count starts.
+        try Self.warmUp()
         let counter = AllocationCounter()
         let before = counter?.liveBytes()
         let model = UncheckedSendable(C.makeModel())
@@ -70,6 +74,25 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
         }
         if let counter, let before {
             bytesPerConsumer = Double(Int64(bitPattern: counter.liveBytes() &- before)) / Double(count)
+        }
+    }
+
+    /// One consumer of a model of its own, until it holds the first value, then cancelled and
+    /// awaited.
+    static func warmUp() throws {
+        let model = UncheckedSendable(C.makeModel())
+        let received = Atomic<Bool>(false)
+        let finished = Atomic<Bool>(false)
+        let task = Task {
+            await C.consume(model.value, isolation: C.consumerIsolation) { _ in
+                received.store(true, ordering: .releasing)
+            }
+            finished.store(true, ordering: .releasing)
+        }
+        let held = Streams.wait(seconds: finalValueDeadline) { received.load(ordering: .acquiring) }
+        task.cancel()
+        guard held, Streams.wait(seconds: finalValueDeadline, until: { finished.load(ordering: .acquiring) }) else {
+            throw BenchmarkFailure("stream/fan-out on \(C.name): the warm-up consumer did not start or end")
         }
     }
 

@@ -16,7 +16,8 @@ import Synchronization
 /// - `stream/fan-out/consumers=N`: one write observed by N consumer tasks, each with its own
 ///   stream; one operation is one write, timed until all N hold it (`latency` is the same per
 ///   write). Records `bytes-per-consumer` (jemalloc live bytes of the N consumers, their streams
-///   and tasks, after each holds its first value, divided by N); `mallocs` per operation divided
+///   and tasks, after each holds its first value, divided by N; after a warm-up consumer, so
+///   that the process's one-time allocations are left out); `mallocs` per operation divided
 ///   by N is allocations per delivered value.
 /// - `stream/burst/writes=K`: K writes made in one job of `StreamActor`, which the consumer and
 ///   its stream run on (one transaction); one operation is one burst. `delivered` (a value, gated exactly)
