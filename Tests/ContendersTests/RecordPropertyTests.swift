@@ -33,7 +33,8 @@ func setProperty<R: RecordModel>(_ record: R, _ index: Int, _ value: Int) {
                 let observer = ViewObserver()
                 var subscription: C.Subscription?
                 let before = C.evaluate(
-                    { record.value(at: read) }, holding: Holdings(record), observer: observer, subscription: &subscription)
+                    { record.value(at: read) }, holding: Holdings(record), observer: observer,
+                    subscription: &subscription)
                 setProperty(record, write, 100 + write)
                 let told = observer.count
                 #expect(before == 0)
