@@ -203,7 +203,7 @@ extension RegistrarTests {
 
         /// Three threads: one writes shared objects in rounds, two (lanes 1 and 0) track them
         /// with one-shot scopes and a reusable scope each. At each round's end, every scope still
-        /// armed read the values the objects hold then.
+        /// armed read the values the objects hold then (and one made after the writes is armed).
         @Test func twoLanesTrackingTheSameObjectsUnderAWriterMissNothing() {
             let cells = (0..<8).map { _ in Counters() }
             let ref = Unchecked(cells)
@@ -229,6 +229,9 @@ extension RegistrarTests {
                     let reread = reusable.run { ref.value.map(\.count) }
                     barrier.wait(2 * round - 1)
                     let now = ref.value.map(\.count)
+                    // One scope made after the round's writes: nothing fires it, so every round
+                    // checks at least one armed scope, whatever the threads' timing.
+                    kept.append(withCancellableTracking({ ref.value.map(\.count) }, onChange: {}))
                     for scope in kept where scope.token.isArmed {
                         armed.bump()
                         if scope.value != now { stale.bump() }
@@ -241,8 +244,8 @@ extension RegistrarTests {
                 }
                 _ = reusable.cancel()
             }
-            #expect(scopes.value == 2 * rounds * 8)
-            #expect(armed.value > 0)
+            #expect(scopes.value == 2 * rounds * 9)
+            #expect(armed.value >= 2 * rounds, "a scope made after the writes was not armed")
             #expect(stale.value == 0, "\(stale.value) scopes read a stale value and were not told")
         }
     }
