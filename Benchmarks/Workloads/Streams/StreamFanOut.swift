@@ -18,12 +18,16 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
             // consumers, 13,400 and 15,400 for `lockfree` at 10,000).
             .onThreads { params in
                 let consumers = Double(params.int("consumers", default: 100))
+                // Per consumer, beyond 100: 0.4 allocations; `locked`'s one-shot scopes, each a
+                // scope object and its lists per re-arming, 1 (52,730 to 60,437 at 10,000
+                // consumers in five runs).
+                let perConsumer = C.self == LockedStream.self ? 1.0 : 0.4
                 // Time: with one consumer, one wake-up, which the scheduler sets (lockfree/apple
                 // 0.094 on one 2-core machine, 1.18 on another): not gated. With more, the
                 // registrar's fan-out and the consumers' evaluations weigh in.
                 return .timingDependent(
                     countsVary: false,
-                    mallocTolerance: consumers <= 1 ? 4 : max(1.5 * min(consumers, 100), 0.4 * consumers),
+                    mallocTolerance: consumers <= 1 ? 4 : max(1.5 * min(consumers, 100), perConsumer * consumers),
                     timeRatioTolerance: consumers <= 1 ? .infinity : 10)
             }
         ]
