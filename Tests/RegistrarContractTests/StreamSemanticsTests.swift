@@ -12,30 +12,27 @@ import Testing
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case lockfree, locked, apple
         var testDescription: String { rawValue }
+
+        /// The stream under test (each check is generic over it, and opens this).
+        var type: any StreamUnderTest.Type {
+            switch self {
+            case .lockfree: LockFreeStream.self
+            case .locked: LockedStream.self
+            case .apple: AppleStream.self
+            }
+        }
     }
 
     @Test(arguments: Kind.allCases) func theFirstValueComesAtOnce(_ kind: Kind) async {
-        switch kind {
-        case .lockfree: await Self.firstValue(LockFreeStream.self)
-        case .locked: await Self.firstValue(LockedStream.self)
-        case .apple: await Self.firstValue(AppleStream.self)
-        }
+        await Self.firstValue(kind.type)
     }
 
     @Test(arguments: Kind.allCases) func writesInOneIsolatedJobAreOneValue(_ kind: Kind) async {
-        switch kind {
-        case .lockfree: await Self.transactions(LockFreeStream.self)
-        case .locked: await Self.transactions(LockedStream.self)
-        case .apple: await Self.transactions(AppleStream.self)
-        }
+        await Self.transactions(kind.type)
     }
 
     @Test(arguments: Kind.allCases) func untilFinishedEndsWhenTheProducerSaysSo(_ kind: Kind) async {
-        switch kind {
-        case .lockfree: await Self.untilFinished(LockFreeStream.self)
-        case .locked: await Self.untilFinished(LockedStream.self)
-        case .apple: await Self.untilFinished(AppleStream.self)
-        }
+        await Self.untilFinished(kind.type)
     }
 
     /// A difference: with a writer on a thread of its own (outside `emit`'s isolation),
@@ -45,38 +42,22 @@ import Testing
     /// misses that write; `TrackedValues`' install re-checks the object's write word and is told
     /// when the write has stored.
     @Test(arguments: Kind.allCases) func afterAContendedWriterStopsTheLastValueIsTheCurrentOne(_ kind: Kind) async {
-        switch kind {
-        case .lockfree: await Self.contention(LockFreeStream.self)
-        case .locked: await Self.contention(LockedStream.self)
-        case .apple: await Self.contention(AppleStream.self)
-        }
+        await Self.contention(kind.type)
     }
 
     @Test(arguments: Kind.allCases) func cancellingTheConsumerEndsIteration(_ kind: Kind) async {
-        switch kind {
-        case .lockfree: await Self.cancellation(LockFreeStream.self)
-        case .locked: await Self.cancellation(LockedStream.self)
-        case .apple: await Self.cancellation(AppleStream.self)
-        }
+        await Self.cancellation(kind.type)
     }
 
     @Test(arguments: Kind.allCases) func theConsumerGoingAwayReleasesTheModel(_ kind: Kind) async {
-        switch kind {
-        case .lockfree: await Self.lifetime(LockFreeStream.self)
-        case .locked: await Self.lifetime(LockedStream.self)
-        case .apple: await Self.lifetime(AppleStream.self)
-        }
+        await Self.lifetime(kind.type)
     }
 
     /// The one difference: `Observations` keeps one "changed" flag for all iterators of a sequence,
     /// so a change made while no iterator waits wakes only the first to ask (the other waits for
     /// the next change); each `TrackedValues` iterator keeps its own.
     @Test(arguments: Kind.allCases) func eachIteratorHasItsOwnTransactions(_ kind: Kind) async {
-        switch kind {
-        case .lockfree: await Self.iteratorsApart(LockFreeStream.self, sharesChanges: false)
-        case .locked: await Self.iteratorsApart(LockedStream.self, sharesChanges: false)
-        case .apple: await Self.iteratorsApart(AppleStream.self, sharesChanges: true)
-        }
+        await Self.iteratorsApart(kind.type, sharesChanges: kind == .apple)
     }
 
     // MARK: The checks, generic over the stream
