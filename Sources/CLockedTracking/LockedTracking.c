@@ -29,22 +29,22 @@ static void release_thread_state(void *unused) {
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, release_thread_state); }
 
-// Grows `*buffer` of pointers (`tracking_grow_buffer`); registers the exit destructor with the
-// thread's first buffer.
-static void grow(locked_tracking_thread *state, void ***buffer, intptr_t *capacity) {
+// Registers the exit destructor with the thread's first buffer.
+static void register_exit(locked_tracking_thread *state) {
     if (!state->pending && !state->released) {
         pthread_once(&exit_key_once, make_exit_key);
         pthread_setspecific(exit_key, (void *)1);
     }
-    *buffer = tracking_grow_buffer(*buffer, capacity, sizeof(void *));
 }
 
 void locked_tracking_grow_pending(locked_tracking_thread *state) {
-    grow(state, &state->pending, &state->pendingCapacity);
+    register_exit(state);
+    state->pending = tracking_grow_buffer(state->pending, &state->pendingCapacity, sizeof(locked_claim));
 }
 
 void locked_tracking_grow_released(locked_tracking_thread *state) {
-    grow(state, &state->released, &state->releasedCapacity);
+    register_exit(state);
+    state->released = tracking_grow_buffer(state->released, &state->releasedCapacity, sizeof(void *));
 }
 
 #if defined(__has_feature)

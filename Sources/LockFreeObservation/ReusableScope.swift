@@ -409,7 +409,7 @@ public struct ReusableScope: Sendable, Hashable {
         }
     }
 
-    /// armed -> idle, for the owner: a run begins, or the scope ends. Returns whether it was armed.
+    /// armed -> idle, for the owner: the scope ends. Returns whether it was armed.
     @discardableResult
     private func disarm(_ scope: UnsafeMutablePointer<ScopeRecord>) -> Bool {
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
@@ -806,7 +806,8 @@ public struct ReusableScope: Sendable, Hashable {
         return true
     }
 
-    /// idle -> armed, as a run begins (a scope still armed stays so). seq_cst: before every load of
+    /// idle -> armed, as a run begins (a scope still armed stays so), counting the run: a callback
+    /// claimed before it no longer starts (`ScopeState`). seq_cst: before every load of
     /// a write word by the run's reads and installs: the arming thread's half of the Dekker pair
     /// against a writer's count then state load. A write whose count comes first is seen by the
     /// read that loads the count after it (release, acquire: its store too); one whose count comes

@@ -1,7 +1,8 @@
 /// The state word of a scope record, `ScopeRecord.state`:
 ///
 ///     bits 32..<64  generation   bumped each time the record is recycled; below `generationLimit`
-///     bits  8..<32  in flight    callbacks claimed and not yet finished (one-shot: 0 or 1)
+///     bits 24..<32  run          a reusable scope's runs begun, modulo 256 (`Claim`); 0 otherwise
+///     bits  8..<24  in flight    callbacks claimed and not yet finished (one-shot: 0 or 1)
 ///     bits  0..< 8  phase        0 free, 1 armed, 2 closing, 3 idle (a reusable scope between runs),
 ///                                5 reading (a one-shot body installing at its reads), 7 reading,
 ///                                changed (a write of another thread found it so); the phases
@@ -18,8 +19,8 @@
 /// - armed(g, n)          -> armed(g, n + 1)    a mutation claims a continuous observer's callback
 /// - armed(g, 0)          -> closing(g, 1)      a mutation wins a one-shot scope: the single `onChange`
 /// - armed(g, n)          -> idle(g, n + 1)     a mutation wins a reusable scope's run
-/// - armed(g, n)          -> idle(g, n)         a reusable scope's run begins (its owner)
-/// - idle(g, n)           -> armed(g, n)        a reusable scope's run ends (its owner)
+/// - armed(g, n)          -> idle(g, n)         a reusable scope's run ends untold (its owner)
+/// - idle(g, n, r)        -> armed(g, n, r + 1) a reusable scope's run begins (its owner)
 /// - armed(g, n)          -> closing(g, n)      cancellation
 /// - idle(g, n)           -> closing(g, n)      a reusable scope is cancelled (its owner)
 /// - x(g, n)              -> x(g, n - 1)        a claimed callback finished or was dropped (a subtraction)
@@ -29,6 +30,14 @@
 /// A continuous callback claimed while armed runs only if its scope is still armed when it is about
 /// to start (an acquire load, linearised before any later `cancel()`); otherwise it is dropped. So
 /// a `cancel()` that returned `true` is never followed by a callback start.
+///
+/// A reusable scope's callback runs only if no run of the scope has begun since its claim (the
+/// `run` field still holds the claim's: `Claim`). A run that begins first reads the values the
+/// write announced (or straddles it, and its end tells the run: `TrackedObject._writes`), so the
+/// callback would tell that run of a change it has seen, and the run's own first change would
+/// tell it again. The field counts modulo 256: a callback whose claim waited through a multiple
+/// of 256 runs of its scope before it could start (inside other callbacks of the write that
+/// claimed it) runs.
 ///
 /// While a record is armed, idle or reading for generation g, the slots written for g are *held*:
 /// no other scope may reuse them and no scan empties them (`SlotContent.isHeld(in:)`).
@@ -52,6 +61,9 @@ struct ScopeState: Equatable {
     }
 
     @usableFromInline static let oneInFlight: UInt64 = 1 << 8
+    /// Callbacks a record can have in flight at once: 16 bits of them.
+    @usableFromInline static let inFlightLimit: UInt64 = 0xFFFF
+    static let runShift: UInt64 = 24
     @usableFromInline static let phaseBits: UInt64 = 0xFF
 
     /// Generations a record lives through before it is retired: an observer slot stores a
@@ -66,7 +78,9 @@ struct ScopeState: Equatable {
     }
 
     @inlinable var generation: UInt32 { UInt32(truncatingIfNeeded: raw >> 32) }
-    @inlinable var inFlight: UInt64 { (raw >> 8) & 0xFF_FFFF }
+    @inlinable var inFlight: UInt64 { (raw >> 8) & Self.inFlightLimit }
+    /// A reusable scope's runs begun, modulo 256.
+    var run: UInt8 { UInt8(truncatingIfNeeded: raw >> Self.runShift) }
     /// `nil` only for a corrupt word (`_checkInvariants` reports it).
     @inlinable var phase: Phase? { Phase(rawValue: raw & Self.phaseBits) }
     @inlinable var isArmed: Bool { raw & Self.phaseBits == Phase.armed.rawValue }
@@ -83,7 +97,7 @@ struct ScopeState: Equatable {
     /// A closed scope whose last callback has finished: its record goes back to the pool.
     /// Closing with no callback in flight: the low 32 bits are exactly the closing phase (one
     /// compare).
-    @inlinable var isDone: Bool { UInt32(truncatingIfNeeded: raw) == UInt32(Phase.closing.rawValue) }
+    @inlinable var isDone: Bool { raw & 0xFF_FFFF == Phase.closing.rawValue }
 
     // The transitions listed above, the only code that builds state words.
 
@@ -96,11 +110,15 @@ struct ScopeState: Equatable {
     /// armed(g, n) or idle(g, n) -> closing(g, n): cancellation.
     @inlinable var cancelled: ScopeState { withPhase(.closing) }
 
-    /// armed(g, n) -> idle(g, n): a reusable scope's run begins.
+    /// armed(g, n) -> idle(g, n): a reusable scope ends.
     @inlinable var disarmed: ScopeState { withPhase(.idle) }
 
-    /// idle(g, n) -> armed(g, n): a reusable scope's run ends.
-    @inlinable var rearmed: ScopeState { withPhase(.armed) }
+    /// idle(g, n, r) -> armed(g, n, r + 1): a reusable scope's run begins, and no callback claimed
+    /// before it starts (`Claim`).
+    var rearmed: ScopeState {
+        let nextRun = UInt64(run &+ 1) << Self.runShift
+        return ScopeState(raw: (raw & ~(0xFF << Self.runShift | Self.phaseBits)) | nextRun | Phase.armed.rawValue)
+    }
 
     @inlinable func withPhase(_ phase: Phase) -> ScopeState {
         ScopeState(raw: (raw & ~Self.phaseBits) | phase.rawValue)
@@ -131,6 +149,9 @@ struct ScopeState: Equatable {
                 "scope state \(String(raw, radix: 16)): generation beyond the limit")
             precondition(
                 phase != .free || inFlight == 0, "scope state \(String(raw, radix: 16)): free with callbacks in flight")
+            precondition(
+                inFlight < Self.inFlightLimit,
+                "scope state \(String(raw, radix: 16)): callbacks in flight at the limit")
             if continuous == false {
                 precondition(
                     inFlight <= 1,
@@ -138,6 +159,25 @@ struct ScopeState: Equatable {
             }
         #endif
     }
+}
+
+/// A callback claimed and waiting to run, in one word (the thread's `pending` list holds them):
+///
+///     bits 24..<32  run     for a reusable scope, `ScopeState.run` when the claim won it
+///     bits  0..<24  record  the scope's record index (16M records at most: `ScopeTable`)
+///
+/// `TrackingScope.runCallback` starts a reusable scope's callback only if its record still shows
+/// that run: a run that began since has seen the change (see `ScopeState`).
+struct Claim {
+    var raw: UInt32
+
+    init(raw: UInt32) { self.raw = raw }
+
+    /// The claim that took `state` (the word it wrote) of record `record`.
+    init(record: UInt32, _ state: ScopeState) { raw = record | UInt32(state.run) << 24 }
+
+    var record: UInt32 { raw & 0xFF_FFFF }
+    var run: UInt8 { UInt8(truncatingIfNeeded: raw >> 24) }
 }
 
 /// `ScopeRecord.watchedSlots`: bits 32..<64 the generation it was set for, bits 0..<32 the count of

@@ -184,10 +184,10 @@ extension TrackedObject {
         // Run the callbacks claimed above, in the order claimed. A callback may mutate again, which
         // appends above our range.
         guard let firstClaimed else { return }
-        TrackingScope.runCallback(of: firstClaimed)
+        TrackingScope.runCallback(of: Claim(raw: firstClaimed))
         var i = pendingStart
         while i < thread.pointee.pendingCount {
-            TrackingScope.runCallback(of: thread.pointee.pending[i])
+            TrackingScope.runCallback(of: Claim(raw: thread.pointee.pending[i]))
             i += 1
         }
         thread.pointee.pendingCount = pendingStart
@@ -255,13 +255,14 @@ extension TrackedObject {
                 }
                 // (A one-shot body still reading is marked changed instead: `claimCallback`.)
                 if TrackingScope.claimCallback(record, &state, markingReading: true) {
+                    let claim = Claim(record: content.record, state).raw
                     if firstClaimed == nil {
-                        firstClaimed = content.record
+                        firstClaimed = claim
                     } else {
                         if thread.pointee.pendingCount == thread.pointee.pendingCapacity {
                             tracking_grow_pending(thread)
                         }
-                        thread.pointee.pending[thread.pointee.pendingCount] = content.record
+                        thread.pointee.pending[thread.pointee.pendingCount] = claim
                         thread.pointee.pendingCount += 1
                     }
                 }

@@ -323,7 +323,7 @@ enum TrackingScope {
         let record = ScopeTable.record(index)
         var state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
         guard state.generation == generation else { return }
-        if claimCallback(record, &state) { runCallback(of: index) }
+        if claimCallback(record, &state) { runCallback(of: Claim(record: index, state)) }
     }
 
     /// Takes one in-flight reference to run the record's callback, for the incarnation `state`
@@ -386,17 +386,21 @@ enum TrackingScope {
     /// Runs the callback of a record on which the caller holds one in-flight reference, then drops
     /// it, recycling the record if it was the last one of a closed scope.
     ///
-    /// A one-shot claim closed the scope itself, and a reusable one ended its run, so their callback
-    /// always runs. A continuous claim
+    /// A one-shot claim closed the scope itself, so its callback always runs. A continuous claim
     /// left it armed: if it has been cancelled since (by an earlier callback of the same scan, or by
     /// another thread), its callback does not start. The acquire load is the start's linearisation
-    /// point: a `cancel()` that returned `true` before it is seen here.
-    static func runCallback(of index: UInt32) {
+    /// point: a `cancel()` that returned `true` before it is seen here. A reusable claim ended the
+    /// scope's run: its callback does not start if another run has begun since (`ScopeState`).
+    static func runCallback(of claim: Claim) {
+        let index = claim.record
         let record = ScopeTable.record(index)
         _schedulePoint()
-        let starts =
-            record.pointee.kind.load(ordering: .relaxed) != ScopeKind.continuous.rawValue
-            || ScopeState(raw: record.pointee.state.load(ordering: .acquiring)).isArmed
+        let kind = record.pointee.kind.load(ordering: .relaxed)
+        var starts = true
+        if kind != ScopeKind.oneShot.rawValue {
+            let state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
+            starts = kind == ScopeKind.continuous.rawValue ? state.isArmed : state.run == claim.run
+        }
         if !starts {
             // Dropped: no callback.
         } else {

@@ -134,14 +134,15 @@ extension _ObserverSlots {
             // The slot's retain keeps the scope alive while we hold the lock. A scope this thread
             // is running (armed while it runs) is not told of its own body's writes; such a write
             // may outlive the run, so its next run looks for writes in flight.
-            if Unmanaged<_ScopeCore>.fromOpaque(core)._withUnsafeGuaranteedRef({
+            if let claimed = Unmanaged<_ScopeCore>.fromOpaque(core)._withUnsafeGuaranteedRef({
                 $0.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) ? $0.claim() : $0.passedByOwnWrite()
             }) {
                 if thread.pointee.pendingCount == thread.pointee.pendingCapacity {
                     locked_tracking_grow_pending(thread)
                 }
-                thread.pointee.pending[thread.pointee.pendingCount] = UnsafeMutableRawPointer(
-                    Unmanaged<_ScopeCore>.fromOpaque(core).retain().toOpaque())
+                thread.pointee.pending[thread.pointee.pendingCount] = locked_claim(
+                    core: UnsafeMutableRawPointer(Unmanaged<_ScopeCore>.fromOpaque(core).retain().toOpaque()),
+                    phase: claimed)
                 thread.pointee.pendingCount += 1
             }
         }

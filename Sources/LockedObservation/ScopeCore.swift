@@ -226,7 +226,18 @@ final class _ScopeCore: @unchecked Sendable {
         case idle = 0
         case armed, fired, closed
     }
-    let phase = Atomic<UInt8>(Phase.idle.rawValue)
+    /// Bits 0..<8 the `Phase`; bits 8..<32 the runs begun (wrapping), as the lock-free registrar's
+    /// `ScopeState.run`: a reusable scope's callback claimed before a run began does not start (that
+    /// run read after the claim).
+    let phase = Atomic<UInt32>(UInt32(Phase.idle.rawValue))
+    static let oneRun: UInt32 = 0x100
+
+    @inline(__always) static func phase(_ word: UInt32) -> UInt8 { UInt8(truncatingIfNeeded: word) }
+
+    /// `word` with its phase set to `phase`.
+    @inline(__always) static func word(_ word: UInt32, _ phase: Phase) -> UInt32 {
+        word & ~0xFF | UInt32(phase.rawValue)
+    }
     let continuous: Bool
     /// A `withTracking` scope: nobody re-runs it, so it closes (drops its slots and objects) once
     /// its callback has run.
@@ -335,7 +346,7 @@ final class _ScopeCore: @unchecked Sendable {
         notKept?.deallocate()
     }
 
-    var isArmed: Bool { phase.load(ordering: .acquiring) == Phase.armed.rawValue }
+    var isArmed: Bool { Self.phase(phase.load(ordering: .acquiring)) == Phase.armed.rawValue }
 
     /// Runs `body` under `callback`'s lock, shown to ThreadSanitizer as `LockedObject._withObservers`
     /// shows an object's (on the scope's address).
@@ -379,14 +390,14 @@ final class _ScopeCore: @unchecked Sendable {
             heldCursor: thread.pointee.heldCursor)
         let keeping = saved == nil && !closesWhenFired
         var current = phase.load(ordering: .relaxed)
-        while current != Phase.closed.rawValue {
+        while Self.phase(current) != Phase.closed.rawValue {
             // seq_cst: arming is the reader's half of the Dekker pair with a writer's version
             // increment then claim (see `_version`); disarming orders as every phase change the
-            // re-check relies on.
-            if !keeping || current != Phase.armed.rawValue {
-                let desired = keeping ? Phase.armed : Phase.idle
+            // re-check relies on. The run is counted (`phase`).
+            if !keeping || Self.phase(current) != Phase.armed.rawValue {
+                let desired = Self.word(current &+ Self.oneRun, keeping ? .armed : .idle)
                 let (exchanged, seen) = phase.compareExchange(
-                    expected: current, desired: desired.rawValue, ordering: .sequentiallyConsistent)
+                    expected: current, desired: desired, ordering: .sequentiallyConsistent)
                 if !exchanged {
                     current = seen
                     continue
@@ -417,7 +428,7 @@ final class _ScopeCore: @unchecked Sendable {
                 // that every read is recorded (`_lockedRecordAccess`), as the lock-free registrar
                 // does; unless the scope is armed since a run that found none (`uncheckedArming`).
                 // (`current` is the phase the run found: armed, or the one it armed from.)
-                if _slowPath(looksForWritesInFlight(wasArmed: current == Phase.armed.rawValue)) {
+                if _slowPath(looksForWritesInFlight(wasArmed: Self.phase(current) == Phase.armed.rawValue)) {
                     thread.pointee.heldCursor = thread.pointee.cursor
                     thread.pointee.cursor = tracking_no_dependencies_address()
                 }
@@ -434,12 +445,12 @@ final class _ScopeCore: @unchecked Sendable {
     }
 
     /// A write of the thread running this scope passed it by (`_ObserverSlots.claim`): it may
-    /// outlive the run, so the next run looks for writes in flight. Returns `false` (not claimed).
+    /// outlive the run, so the next run looks for writes in flight. Returns nil (not claimed).
     /// Out of line, so that it adds nothing to the claim's loop.
     @inline(never)
-    func passedByOwnWrite() -> Bool {
+    func passedByOwnWrite() -> UInt32? {
         uncheckedArming = true
-        return false
+        return nil
     }
 
     /// Whether a keeping run must hold its cursor: as `ReusableScope.looksForWritesInFlight`.
@@ -518,7 +529,7 @@ final class _ScopeCore: @unchecked Sendable {
     @inline(__always)
     private func releaseAndTell(_ changed: Bool, _ thread: UnsafeMutablePointer<locked_tracking_thread>) {
         if thread.pointee.run == nil && thread.pointee.releasedCount != 0 { Self.releaseDeferred(thread) }
-        if changed && claim() { runCallback() }
+        if changed, let claimed = claim() { runCallback(claimed) }
     }
 
     /// Merges the first `count` dependencies of `list` (entries: no holes) into the enclosing run
@@ -857,8 +868,9 @@ final class _ScopeCore: @unchecked Sendable {
 
         // seq_cst: before the installs' seq_cst accesses (see `LockedObject._version`). A scope
         // cancelled meanwhile (which needs another thread breaking the contract) stays closed.
+        let runs = phase.load(ordering: .relaxed)
         _ = phase.compareExchange(
-            expected: Phase.idle.rawValue, desired: Phase.armed.rawValue, ordering: .sequentiallyConsistent)
+            expected: Self.word(runs, .idle), desired: Self.word(runs, .armed), ordering: .sequentiallyConsistent)
         var changed = false
         for i in 0..<depCount where install(&deps[i], &updates) { changed = true }
         settle(watchedBits: countWatchedBits(), updates: updates)
@@ -1223,20 +1235,31 @@ final class _ScopeCore: @unchecked Sendable {
     // MARK: Notification
 
     /// Takes the right to call back for the current arming: strictly once for a one-shot scope; a
-    /// continuous one is called back at every claim while armed.
+    /// continuous one is called back at every claim while armed. Returns the phase word claimed
+    /// (its run, for `runCallback`), or nil.
     @inline(__always)
-    func claim() -> Bool {
-        if continuous { return phase.load(ordering: .acquiring) == Phase.armed.rawValue }
+    func claim() -> UInt32? {
+        if continuous {
+            let word = phase.load(ordering: .acquiring)
+            return Self.phase(word) == Phase.armed.rawValue ? word : nil
+        }
         // One winner per arming. seq_cst: a writer's half of the Dekker pair with an outermost
         // `LockedScope` run's arming (its version increment, then this), see `begin()`.
-        return phase.compareExchange(
-            expected: Phase.armed.rawValue, desired: Phase.fired.rawValue, ordering: .sequentiallyConsistent
-        ).exchanged
+        var word = phase.load(ordering: .sequentiallyConsistent)
+        while Self.phase(word) == Phase.armed.rawValue {
+            let (exchanged, seen) = phase.compareExchange(
+                expected: word, desired: Self.word(word, .fired), ordering: .sequentiallyConsistent)
+            if exchanged { return word }
+            word = seen
+        }
+        return nil
     }
 
-    /// Calls back after a claim. A continuous scope cancelled since does not start its callback.
-    func runCallback() {
+    /// Calls back after a claim of the phase word `claimed`. A continuous scope cancelled since,
+    /// or a `LockedScope` run since, does not start its callback.
+    func runCallback(_ claimed: UInt32) {
         if continuous && !isArmed { return }
+        if !continuous && !closesWhenFired && phase.load(ordering: .acquiring) >> 8 != claimed >> 8 { return }
         let callback = withCallback { $0 }
         callback?.call()
         if closesWhenFired && !continuous { close(from: .fired) }
@@ -1247,8 +1270,9 @@ final class _ScopeCore: @unchecked Sendable {
     static func runPending(_ thread: UnsafeMutablePointer<locked_tracking_thread>, from start: Int) {
         var i = start
         while i < thread.pointee.pendingCount {
-            let core = Unmanaged<_ScopeCore>.fromOpaque(thread.pointee.pending[i].unsafelyUnwrapped)
-            core._withUnsafeGuaranteedRef { $0.runCallback() }
+            let claim = thread.pointee.pending[i]
+            let core = Unmanaged<_ScopeCore>.fromOpaque(claim.core.unsafelyUnwrapped)
+            core._withUnsafeGuaranteedRef { $0.runCallback(claim.phase) }
             core.release()
             i += 1
         }
@@ -1266,13 +1290,14 @@ final class _ScopeCore: @unchecked Sendable {
     /// one-shot scope's) counts as armed: its end would have armed it.
     @discardableResult
     func cancel() -> Bool {
-        var current = phase.load(ordering: .acquiring)
+        var word = phase.load(ordering: .acquiring)
         while true {
+            let current = Self.phase(word)
             if current == Phase.closed.rawValue { return false }
             // A fired `withTracking` scope is closed by the writer that runs its callback.
             if current == Phase.fired.rawValue && closesWhenFired { return false }
             let (exchanged, seen) = phase.compareExchange(
-                expected: current, desired: Phase.closed.rawValue, ordering: .acquiringAndReleasing)
+                expected: word, desired: Self.word(word, .closed), ordering: .acquiringAndReleasing)
             if exchanged {
                 let runningHere = runs(within: locked_tracking_state().unsafelyUnwrapped.pointee.run)
                 if runningHere {
@@ -1285,7 +1310,7 @@ final class _ScopeCore: @unchecked Sendable {
                 }
                 return current == Phase.armed.rawValue || runningHere && current == Phase.idle.rawValue
             }
-            current = seen
+            word = seen
         }
     }
 
@@ -1293,9 +1318,12 @@ final class _ScopeCore: @unchecked Sendable {
     /// unless the thread that tracked it is still ending its run (a write on another thread fired
     /// it meanwhile), which then drops them itself (`handOverLists()`).
     private func close(from phase: Phase) {
-        if self.phase.compareExchange(
-            expected: phase.rawValue, desired: Phase.closed.rawValue, ordering: .acquiringAndReleasing
-        ).exchanged {
+        let word = self.phase.load(ordering: .relaxed)
+        if Self.phase(word) == phase.rawValue,
+            self.phase.compareExchange(
+                expected: word, desired: Self.word(word, .closed), ordering: .acquiringAndReleasing
+            ).exchanged
+        {
             // Release: nothing; acquire: the tracking thread's last writes to the lists.
             let (leftToTracker, _) = listsOwner.compareExchange(
                 expected: ListsOwner.tracker.rawValue, desired: ListsOwner.closedMeanwhile.rawValue,

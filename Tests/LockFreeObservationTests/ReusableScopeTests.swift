@@ -39,6 +39,36 @@ extension Row {
 
 extension RegistrarTests {
     @Suite struct ReusableScopeTests {
+        /// A scope's runs are counted modulo 256 in its state word (`ScopeState.run`): a callback
+        /// claimed before a run began does not start, unless exactly a multiple of 256 runs began
+        /// before it could. Here a write of `a` claims a parent scope, then the view; the parent's
+        /// callback runs the view `runs` times, each run told by a write of `b`, before the view's
+        /// first claim can start. The count wraps without touching the generation: the scope is
+        /// armed and told as before afterwards.
+        @Test(arguments: [255, 256])
+        func aClaimWaitingThroughRunsOfItsScopeStartsOnlyAtTheCountsWrap(runs: Int) {
+            let (a, b) = (Row(), Row())
+            let observer = CountingObserver()
+            let view = ScopeBox<ReusableScope>()
+            view.scope = ReusableScope(notifying: observer)
+            let parent = ReusableScope(onChange: {
+                for i in 0..<runs {
+                    _ = view.scope!.run { b.read(1) }
+                    b.write(1, i + 1)
+                }
+            })
+            _ = parent.run { a.read(1) }
+            _ = view.scope!.run { a.read(1) }
+            a.write(1, 1)
+            #expect(observer.count == runs + (runs % 256 == 0 ? 1 : 0))
+            _ = view.scope!.run { b.read(1) }
+            #expect(view.scope!.isArmed)
+            b.write(1, 0)
+            #expect(observer.count == runs + (runs % 256 == 0 ? 2 : 1))
+            view.scope!.cancel()
+            parent.cancel()
+        }
+
         @Test func keptDependenciesInstallNothingAgain() {
             let rows = (0..<64).map { _ in Row() }
             let observer = CountingObserver()

@@ -27,6 +27,34 @@ extension ContractTests {
             check(registrar.type)
         }
 
+        /// A write claims two scopes watching `a`; the first one's callback runs the second again,
+        /// reading only `b`, before the second one's callback has started. That callback then
+        /// does not start (the run it ended is over, and the new run read after the claim): the
+        /// scope is told once for its new run, at the first write of `b`.
+        @Test(arguments: Registrar.allCases)
+        func aCallbackClaimedBeforeTheScopesNextRunDoesNotStart(_ registrar: Registrar) {
+            func check<R: RegistrarUnderTest>(_: R.Type) {
+                let (a, b) = (R.Model(), R.Model())
+                let observer = CountingObserver()
+                let view = ScopeBox<R.Scope>()
+                view.scope = R.scope(notifying: observer)
+                // Runs first: its slot on `a` is installed first, and a write scans in that order.
+                let parent = R.scope(onChange: { _ = view.scope!.run { b.read(1) } })
+                _ = parent.run { a.read(1) }
+                _ = view.scope!.run { a.read(1) }
+                a.write(1, 1)
+                #expect(observer.count == 0, "told of a write its new run read after")
+                #expect(view.scope!.isArmed)
+                b.write(1, 1)
+                #expect(observer.count == 1)
+                b.write(1, 2)
+                #expect(observer.count == 1)
+                view.scope!.cancel()
+                parent.cancel()
+            }
+            check(registrar.type)
+        }
+
         /// A dependency the next run does not read is dropped (its writes tell nobody), a new one
         /// is watched, and a kept one read with other properties watches those instead.
         @Test(arguments: Registrar.allCases)

@@ -11,10 +11,17 @@
 // registrars share (the sentinel dependencies, the operations of a count of writes in flight, the
 // test of a write word, the buffers' growth) is CTrackingSupport's.
 
+/// A callback a write claimed: the scope (`_ScopeCore`, retained) and the phase word it claimed
+/// (`_ScopeCore.phase`: its run).
+typedef struct locked_claim {
+    void *core;
+    uint32_t phase;
+} locked_claim;
+
 /// The calling thread's state. Only its own thread touches it.
 typedef struct locked_tracking_thread {
     void *run;                ///< The scope whose run is active on this thread (unretained), or NULL.
-    void **pending;           ///< Scopes (retained) claimed by a write on this thread, awaiting their callbacks.
+    locked_claim *pending;    ///< Callbacks claimed by a write on this thread, awaiting their start.
     intptr_t pendingCount;
     intptr_t pendingCapacity;
     /// The outermost `LockedScope` run's cursor over its last run's dependencies, as the lock-free

@@ -90,7 +90,7 @@ typedef struct tracking_thread {
     intptr_t capacity;        ///< Entries allocated.
     intptr_t depth;           ///< Active scopes on this thread; 0 means reads are not tracked.
     intptr_t scopeStart;      ///< First entry of the innermost active scope.
-    uint32_t *pending;        ///< Scope indices won by mutations on this thread, awaiting their callbacks.
+    uint32_t *pending;        ///< Callbacks won by mutations on this thread, awaiting their start (`Claim`: record and run).
     intptr_t pendingCount;
     intptr_t pendingCapacity;
     uint64_t scheduleTicket;  ///< Schedule-point builds only: this thread's sequence for choosing yields.
