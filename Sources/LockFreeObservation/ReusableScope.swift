@@ -813,6 +813,7 @@ public struct ReusableScope: Sendable, Hashable {
     /// read that loads the count after it (release, acquire: its store too); one whose count comes
     /// later finds the scope armed and notifies it, unless it is the run's own. Returns whether the
     /// scope was armed already (no write has notified it since a run armed it).
+    @inline(__always)
     private func arm(_ scope: UnsafeMutablePointer<ScopeRecord>) -> Bool {
         var state = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
         var wasArmed = false

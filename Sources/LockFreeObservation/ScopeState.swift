@@ -63,7 +63,8 @@ struct ScopeState: Equatable {
     @usableFromInline static let oneInFlight: UInt64 = 1 << 8
     /// Callbacks a record can have in flight at once: 16 bits of them.
     @usableFromInline static let inFlightLimit: UInt64 = 0xFFFF
-    static let runShift: UInt64 = 24
+    /// The `run` field, bits 24..<32: the top byte of the word's low half (`Claim` copies it).
+    static let runBits: UInt64 = 0xFF00_0000
     @usableFromInline static let phaseBits: UInt64 = 0xFF
 
     /// Generations a record lives through before it is retired: an observer slot stores a
@@ -79,8 +80,6 @@ struct ScopeState: Equatable {
 
     @inlinable var generation: UInt32 { UInt32(truncatingIfNeeded: raw >> 32) }
     @inlinable var inFlight: UInt64 { (raw >> 8) & Self.inFlightLimit }
-    /// A reusable scope's runs begun, modulo 256.
-    var run: UInt8 { UInt8(truncatingIfNeeded: raw >> Self.runShift) }
     /// `nil` only for a corrupt word (`_checkInvariants` reports it).
     @inlinable var phase: Phase? { Phase(rawValue: raw & Self.phaseBits) }
     @inlinable var isArmed: Bool { raw & Self.phaseBits == Phase.armed.rawValue }
@@ -116,8 +115,9 @@ struct ScopeState: Equatable {
     /// idle(g, n, r) -> armed(g, n, r + 1): a reusable scope's run begins, and no callback claimed
     /// before it starts (`Claim`).
     var rearmed: ScopeState {
-        let nextRun = UInt64(run &+ 1) << Self.runShift
-        return ScopeState(raw: (raw & ~(0xFF << Self.runShift | Self.phaseBits)) | nextRun | Phase.armed.rawValue)
+        // The field wraps without a carry into the generation.
+        let nextRun = (raw &+ (1 << 24)) & Self.runBits
+        return ScopeState(raw: (raw & ~(Self.runBits | Self.phaseBits)) | nextRun | Phase.armed.rawValue)
     }
 
     @inlinable func withPhase(_ phase: Phase) -> ScopeState {
@@ -163,7 +163,7 @@ struct ScopeState: Equatable {
 
 /// A callback claimed and waiting to run, in one word (the thread's `pending` list holds them):
 ///
-///     bits 24..<32  run     for a reusable scope, `ScopeState.run` when the claim won it
+///     bits 24..<32  run     for a reusable scope, the state's `run` field when the claim won it
 ///     bits  0..<24  record  the scope's record index (16M records at most: `ScopeTable`)
 ///
 /// `TrackingScope.runCallback` starts a reusable scope's callback only if its record still shows
@@ -174,10 +174,16 @@ struct Claim {
     init(raw: UInt32) { self.raw = raw }
 
     /// The claim that took `state` (the word it wrote) of record `record`.
-    init(record: UInt32, _ state: ScopeState) { raw = record | UInt32(state.run) << 24 }
+    init(record: UInt32, _ state: ScopeState) {
+        raw = record | UInt32(truncatingIfNeeded: state.raw & ScopeState.runBits)
+    }
 
     var record: UInt32 { raw & 0xFF_FFFF }
-    var run: UInt8 { UInt8(truncatingIfNeeded: raw >> 24) }
+
+    /// Whether `state` shows the run this claim ended.
+    func isOfTheRun(in state: ScopeState) -> Bool {
+        (UInt32(truncatingIfNeeded: state.raw) ^ raw) & UInt32(ScopeState.runBits) == 0
+    }
 }
 
 /// `ScopeRecord.watchedSlots`: bits 32..<64 the generation it was set for, bits 0..<32 the count of

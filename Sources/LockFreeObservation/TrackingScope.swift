@@ -396,11 +396,11 @@ enum TrackingScope {
         let record = ScopeTable.record(index)
         _schedulePoint()
         let kind = record.pointee.kind.load(ordering: .relaxed)
-        var starts = true
-        if kind != ScopeKind.oneShot.rawValue {
-            let state = ScopeState(raw: record.pointee.state.load(ordering: .acquiring))
-            starts = kind == ScopeKind.continuous.rawValue ? state.isArmed : state.run == claim.run
-        }
+        let starts =
+            kind == ScopeKind.reusable.rawValue
+            ? claim.isOfTheRun(in: ScopeState(raw: record.pointee.state.load(ordering: .acquiring)))
+            : kind != ScopeKind.continuous.rawValue
+                || ScopeState(raw: record.pointee.state.load(ordering: .acquiring)).isArmed
         if !starts {
             // Dropped: no callback.
         } else {

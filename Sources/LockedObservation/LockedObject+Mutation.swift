@@ -122,8 +122,12 @@ extension _ObserverSlots {
     mutating func claim(
         watchersOf property: Int, straddlersOnly: Bool, into thread: UnsafeMutablePointer<locked_tracking_thread>
     ) {
-        for i in 0..<used {
-            let slot = base.unsafelyUnwrapped + i
+        // A walk of the slots by address: the loop over those that do not watch the property is a
+        // load and a compare or two per slot.
+        var slot = base.unsafelyUnwrapped
+        let end = slot + used
+        while slot != end {
+            defer { slot += 1 }
             guard slot.pointee.watches(property) else { continue }
             if straddlersOnly {
                 guard slot.pointee.straddling else { continue }

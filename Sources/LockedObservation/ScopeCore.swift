@@ -1267,6 +1267,7 @@ final class _ScopeCore: @unchecked Sendable {
 
     /// Runs the callbacks of the scopes claimed on this thread since `start` (each retained),
     /// outside every object lock. A callback may write again, which appends above.
+    @inline(__always)
     static func runPending(_ thread: UnsafeMutablePointer<locked_tracking_thread>, from start: Int) {
         var i = start
         while i < thread.pointee.pendingCount {
