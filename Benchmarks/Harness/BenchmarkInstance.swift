@@ -29,15 +29,14 @@ extension BenchmarkInstance {
 /// A metric a workload measures itself (`BenchmarkInstance.measuredMetrics`): one value, or one
 /// sample per event, summarised like `time` (p0...p100) and pooled across timing processes.
 public struct MeasuredMetric: Sendable, Equatable {
-    public var name: String
-    /// `ns`, `bytes`, `ratio`, ...; never `value` (a workload's deterministic results).
-    public var unit: String
+    /// A metric of the timing pass (`Metric.latency`, ...): not an exact one, which is
+    /// `extraMetrics`' (a workload's deterministic results, held exactly by the gate).
+    public var metric: Metric
     public var values: [Double]
 
-    public init(name: String, unit: String, values: [Double]) {
-        precondition(unit != "value", "unit 'value' is for extraMetrics, which the gate holds exactly")
-        self.name = name
-        self.unit = unit
+    public init(_ metric: Metric, values: [Double]) {
+        precondition(!metric.isExact && metric.group == .time, "\(metric) is not measured while timed")
+        self.metric = metric
         self.values = values
     }
 }

@@ -71,7 +71,7 @@ func testSuite(failing: Bool = false) -> [Benchmark] {
         #expect(csv.contains("\nbooks/toggle/n=100,apple,invalidations,count,1,1,1,1,1,1,1,"))
         let set = try JSONFormat.decode(try #require(read(output + "/results.json")))
         #expect(set.results.count == 6)
-        #expect(set.results.allSatisfy { $0.metric("time")?.summary.samples == 5 })
+        #expect(set.results.allSatisfy { $0.metric(.time)?.summary.samples == 5 })
         // Recorded as a user reruns it, without the path of the binary.
         #expect(set.metadata.command == ["swift", "run", "-c", "release", "bench", "run"])
         #expect(r.out.withLock { $0 }.contains("| primitives/toggle |"))

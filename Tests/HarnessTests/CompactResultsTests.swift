@@ -27,14 +27,14 @@ import Testing
         for (a, b) in zip(set.results, back.results) {
             #expect(b.metrics.map(\.name) == a.metrics.map(\.name))
             #expect(b.metrics.map(\.unit) == a.metrics.map(\.unit))
-            let (x, y) = (try #require(a.metric("time")?.summary), try #require(b.metric("time")?.summary))
+            let (x, y) = (try #require(a.metric(.time)?.summary), try #require(b.metric(.time)?.summary))
             #expect(
                 [y.p0, y.p25, y.p50, y.p75, y.p90, y.p100, y.mean] == [
                     x.p0, x.p25, x.p50, x.p75, x.p90, x.p100, x.mean,
                 ] && y.samples == x.samples)
             #expect(y.p99 == SummaryJSON.rounded(x.p99, digits: 4))
-            #expect(b.metric("time")?.samples == nil)
-            #expect(b.metric("invalidations")?.summary == a.metric("invalidations")?.summary)
+            #expect(b.metric(.time)?.samples == nil)
+            #expect(b.metric(.invalidations)?.summary == a.metric(.invalidations)?.summary)
         }
     }
 
@@ -55,7 +55,7 @@ import Testing
         let text = SummaryJSON.encode(set)
         #expect(text.contains("\"processMedians\":{\"time\":[11,14,12,12.5,10.5]}"))
         let back = try JSONFormat.decode(text)
-        #expect(back.results[0].metric("time")?.samples == nil)
+        #expect(back.results[0].metric(.time)?.samples == nil)
         let again = try #require(back.timeRatio("books/toggle/n=10", "lockfree", "apple"))
         #expect(again == original)
         // Baselines keep only what the gate reads.
@@ -73,7 +73,7 @@ import Testing
         var set = sampleSet()
         set.metadata.gitCommit = "abc123-dirty"
         for i in set.results.indices {
-            set.results[i].metrics.append(MetricResult(name: "retained-bytes", unit: "bytes", value: 4096))
+            set.results[i].metrics.append(MetricResult(.retainedBytes, value: 4096))
         }
         let input = root + "/results.json"
         try ResultsWriter.writeFile(JSONFormat.encode(set), to: input)
@@ -98,9 +98,9 @@ import Testing
         #expect(bench(allowed).main(["baseline", "save", name, "--input", input, "--allow-dirty"]) == 0)
         #expect(allowed.out.withLock { $0 } == "saved \(path) (measured at commit abc123-dirty)\n")
         let saved = try Baseline.load(name)
-        #expect(saved.results.allSatisfy { $0.metric("retained-bytes") == nil })
-        let time = try #require(saved.results[0].metric("time")?.summary)
-        #expect(time.p50 == 13 && time.p25 == set.results[0].metric("time")!.summary.p25 && time.samples == 7)
+        #expect(saved.results.allSatisfy { $0.metric(.retainedBytes) == nil })
+        let time = try #require(saved.results[0].metric(.time)?.summary)
+        #expect(time.p50 == 13 && time.p25 == set.results[0].metric(.time)!.summary.p25 && time.samples == 7)
         #expect(time.p99.isNaN)  // not kept in a baseline
         // Where lockfree counted instructions, they are what the gate reads: time is not kept there,
         // nor the other contenders' instructions.
@@ -124,8 +124,8 @@ import Testing
         #expect(timed.results.allSatisfy { Set($0.metrics.map(\.name)) == ["time", "setup-time"] })
         #expect(bench(Recorder()).main(["run", "--quick", "--metrics", "counts", "--output", root + "/c"]) == 0)
         let counted = try JSONFormat.decode(try #require(read(root + "/c/results.json")))
-        #expect(counted.results.allSatisfy { $0.metric("time") == nil && $0.metric("mallocs") == nil })
-        #expect(counted.results.contains { $0.metric("invalidations")?.summary.p50 == 1 })
+        #expect(counted.results.allSatisfy { $0.metric(.time) == nil && $0.metric(.mallocs) == nil })
+        #expect(counted.results.contains { $0.metric(.invalidations)?.summary.p50 == 1 })
         let bad = Recorder()
         #expect(bench(bad).main(["run", "--metrics", "speed"]) == 64)
         #expect(

@@ -23,7 +23,7 @@ import Testing
             BenchmarkResult(
                 benchmark: "render/books-x/n=10/render=\(render)", family: "render/books-x",
                 parameters: Parameters([("n", "10"), ("render", String(render))]), contender: contender,
-                metrics: [MetricResult(name: "time", unit: "ns", value: time)])
+                metrics: [MetricResult(.time, value: time)])
         }
         var set = sampleSet()
         set.results = [
@@ -45,7 +45,7 @@ import Testing
         BenchmarkResult(
             benchmark: "\(family)/threads=\(threads)", family: family,
             parameters: Parameters([("threads", String(threads))]), contender: contender,
-            metrics: [MetricResult(name: "time", unit: "ns", value: time)])
+            metrics: [MetricResult(.time, value: time)])
     }
 
     @Test func scalingIsNTimesTheOneThreadTimeOverTheNThreadTime() {

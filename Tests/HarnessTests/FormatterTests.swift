@@ -13,7 +13,7 @@ func sampleSet(
             benchmark: "books/toggle/n=10", family: "books/toggle", parameters: Parameters([("n", "10")]),
             contender: contender,
             metrics: [
-                MetricResult(name: "time", unit: "ns", summary: Summary(time), samples: time),
+                MetricResult(.time, summary: Summary(time), samples: time),
                 MetricResult(name: "mallocs", unit: "count", value: mallocs),
                 MetricResult(name: "invalidations", unit: "count", value: invalidations),
             ], failure: contender == "apple" ? nil : failure)
@@ -66,8 +66,8 @@ func sampleSet(
         #expect(text == expected)
         // Where both were counted, the instruction ratio leads and the time ratio follows.
         var counted = sampleSet()
-        counted.results[0].metrics.append(MetricResult(name: MetricName.instructions, unit: "instructions", value: 100))
-        counted.results[1].metrics.append(MetricResult(name: MetricName.instructions, unit: "instructions", value: 400))
+        counted.results[0].metrics.append(MetricResult(.instructions, value: 100))
+        counted.results[1].metrics.append(MetricResult(.instructions, value: 400))
         #expect(SummaryTable.format(counted).contains("| 0.25× instr · 0.57× [0.38, 0.80] time |"))
         #expect(GroupReport.format(counted, group: "books").contains("| 0.25× instr · 0.57× [0.38, 0.80] time |"))
     }
@@ -196,7 +196,7 @@ func sampleSet(
         let set = sampleSet(failure: "oops")
         let decoded = try JSONFormat.decode(JSONFormat.encode(set))
         #expect(decoded == set)
-        #expect(decoded.results[0].metric("time")?.samples == [10, 11, 12, 13, 14, 15, 16])
+        #expect(decoded.results[0].metric(.time)?.samples == [10, 11, 12, 13, 14, 15, 16])
     }
 
     @Test func rejectsGarbage() {
@@ -267,7 +267,7 @@ func sampleSet(
         let report = ReportFormat.format(set, charts: charts)
         #expect(report.contains("![books/toggle: time per operation against n](books-toggle-time.svg)"))
         let series = ChartSet.lineSeries(
-            set.results.filter { $0.family == "books/toggle" }, contenders: set.contenders, metric: "time")
+            set.results.filter { $0.family == "books/toggle" }, contenders: set.contenders, metric: .time)
         #expect(
             series == [
                 SVGChart.Series(name: "lockfree", points: [(x: 10, y: 13), (x: 1000, y: 13)]),
@@ -287,8 +287,8 @@ func sampleSet(
         stream.family = "stream/latency"
         stream.parameters = Parameters()
         stream.metrics = [
-            MetricResult(name: "latency", unit: "ns", summary: Summary(latencies)),
-            MetricResult(name: "latency-p99.9", unit: "ns", value: 999),
+            MetricResult(.latency, summary: Summary(latencies)),
+            MetricResult(.latencyTail, value: 999),
         ]
         set.results.append(stream)
         let charts = LatencyPercentiles.charts(set)

@@ -13,8 +13,8 @@ import Testing
         }
         var measuredMetrics: [MeasuredMetric] {
             [
-                MeasuredMetric(name: "latency", unit: "ns", values: latencies),
-                MeasuredMetric(name: "delivered-per-write", unit: "ratio", values: [0.5]),
+                MeasuredMetric(.latency, values: latencies),
+                MeasuredMetric(.deliveredPerWrite, values: [0.5]),
             ]
         }
     }
@@ -25,19 +25,19 @@ import Testing
     @Test func theTimingPassRecordsThemSampledOrSingle() throws {
         let report = Measurer.timingPass(benchmark, Parameters(), plan: plan)
         #expect(report.failure == nil)
-        let latency = try #require(report.metrics.first { $0.name == "latency" })
+        let latency = try #require(report.metrics.first { $0.metric == .latency })
         #expect(latency.unit == "ns")
         #expect(latency.summary.p0 == 100)
         #expect(latency.summary.p100 == 106)
         #expect((latency.samples?.count ?? 0) > 1)
-        let delivered = try #require(report.metrics.first { $0.name == "delivered-per-write" })
+        let delivered = try #require(report.metrics.first { $0.metric == .deliveredPerWrite })
         #expect(delivered.summary.p50 == 0.5)
         #expect(delivered.samples == nil)
     }
 
     @Test func theyBelongToTheTimeGroupAndTheGateLeavesThemAlone() throws {
         let report = Measurer.timingPass(benchmark, Parameters(), plan: plan)
-        let latency = try #require(report.metrics.first { $0.name == "latency" })
+        let latency = try #require(report.metrics.first { $0.metric == .latency })
         #expect(MetricGroup.of(latency) == .time)
         let result = BenchmarkResult(
             benchmark: "test/handoff", family: "test/handoff", parameters: Parameters(), contender: "lockfree",
@@ -49,7 +49,7 @@ import Testing
         let a = Measurer.timingPass(benchmark, Parameters(), plan: plan)
         let b = Measurer.timingPass(benchmark, Parameters(), plan: plan)
         let pooled = Measurer.PassReport(pooling: [a, b])
-        let count = { (r: Measurer.PassReport) in r.metrics.first { $0.name == "latency" }?.samples?.count ?? 0 }
+        let count = { (r: Measurer.PassReport) in r.metrics.first { $0.metric == .latency }?.samples?.count ?? 0 }
         #expect(count(pooled) == count(a) + count(b))
     }
 }

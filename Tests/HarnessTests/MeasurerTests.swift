@@ -56,7 +56,7 @@ func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable
         let clock = Ticking()
         let report = Measurer.timingPass(toggler(), Parameters(), plan: plan, clock: clock.read)
         #expect(report.failure == nil)
-        let time = report.metrics.first { $0.name == "time" }
+        let time = report.metrics.first { $0.metric == .time }
         // 7 samples: the budget (20 ms) is spent at the seventh (21 ms), past the 5 at least.
         #expect(time?.samples == Array(repeating: 1_000_000, count: 7))
         #expect(report.batch == 1)
@@ -67,19 +67,19 @@ func toggler(expected: InvalidationCounts? = nil, configure: @escaping @Sendable
     @Test func timingPassStopsAtTheCapAndAtFourTimesTheBudget() {
         let capped = TimingPlan(budgetNanoseconds: 20_000_000, maxSamples: 4, targetSampleNanoseconds: 20_000)
         let few = Measurer.timingPass(toggler(), Parameters(), plan: capped, clock: Ticking().read)
-        #expect(few.metrics.first { $0.name == "time" }?.samples?.count == 4)
+        #expect(few.metrics.first { $0.metric == .time }?.samples?.count == 4)
         // 50 samples wanted, but sampling gives up at 4 x 20 ms: the 27th sample (81 ms).
         let wanting = TimingPlan(
             budgetNanoseconds: 20_000_000, maxSamples: 100, minSamples: 50, targetSampleNanoseconds: 20_000)
         let most = Measurer.timingPass(toggler(), Parameters(), plan: wanting, clock: Ticking().read)
-        #expect(most.metrics.first { $0.name == "time" }?.samples?.count == 27)
+        #expect(most.metrics.first { $0.metric == .time }?.samples?.count == 27)
     }
 
     /// On the real clock, the pass measures something: one sample at least, and a positive time.
     @Test func timingPassOnTheMonotonicClock() {
         let report = Measurer.timingPass(toggler(), Parameters(), plan: plan)
         #expect(report.failure == nil)
-        let time = report.metrics.first { $0.name == "time" }
+        let time = report.metrics.first { $0.metric == .time }
         #expect((1...20).contains(time?.samples?.count ?? 0))
         #expect(time?.summary.p50 ?? 0 > 0)
     }

@@ -54,7 +54,7 @@ import Testing
         // Pooled from processes, one of which agrees: the report says the processes moved.
         var moved = sampleSet(appleTime: [20, 21, 22, 40, 41, 42, 43])
         for i in moved.results.indices {
-            let j = moved.results[i].metrics.firstIndex { $0.name == "time" }!
+            let j = moved.results[i].metrics.firstIndex { $0.metric == .time }!
             moved.results[i].metrics[j].processes = [3, 4]
         }
         Probe.attach(["books/toggle/n=10": .init(p50: 20)], to: &moved)
@@ -73,7 +73,7 @@ import Testing
         #expect(Probe.section(set).contains("| books/toggle/n=10 | 10.00 | 9.00 | 1.00 |"))
         // Without the suite's count (allocations not measured) there is nothing to attribute.
         var uncounted = sampleSet()
-        for i in uncounted.results.indices { uncounted.results[i].metrics.removeAll { $0.name == MetricName.mallocs } }
+        for i in uncounted.results.indices { uncounted.results[i].metrics.removeAll { $0.metric == .mallocs } }
         Probe.attach(["books/toggle/n=10": .init(p50: 20, mallocs: 9)], to: &uncounted)
         #expect(uncounted.result("books/toggle/n=10", "apple")?.metric(Probe.mallocsMetric) == nil)
         #expect(!Probe.section(uncounted).contains("attributed"))

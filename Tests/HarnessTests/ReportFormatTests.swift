@@ -45,18 +45,18 @@ func representativeSet() -> ResultSet {
                         benchmark: name, family: family, parameters: parameters, contender: contender,
                         metrics: [
                             MetricResult(
-                                name: MetricName.time, unit: "ns", summary: Summary(samples), samples: samples,
+                                .time, summary: Summary(samples), samples: samples,
                                 processes: Array(repeating: 20, count: 5)),
-                            MetricResult(name: MetricName.setupTime, unit: "ns", value: 56144),
-                            MetricResult(name: MetricName.retainedBytes, unit: "bytes", value: 1_017_008),
-                            MetricResult(name: MetricName.mallocs, unit: "count", value: c == 2 ? 4111 : 0),
-                            MetricResult(name: MetricName.bytes, unit: "bytes", value: c == 2 ? 299_976 : 0),
-                            MetricResult(name: MetricName.notifications, unit: "count", value: 1),
-                            MetricResult(name: MetricName.invalidations, unit: "count", value: c == 3 ? 1000 : 1),
-                            MetricResult(name: MetricName.evaluations, unit: "count", value: 1),
-                            MetricResult(name: MetricName.unnecessary, unit: "count", value: 0),
-                            MetricResult(name: MetricName.missed, unit: "count", value: 0),
-                            MetricResult(name: MetricName.instructions, unit: "instructions", value: base * 4.5),
+                            MetricResult(.setupTime, value: 56144),
+                            MetricResult(.retainedBytes, value: 1_017_008),
+                            MetricResult(.mallocs, value: c == 2 ? 4111 : 0),
+                            MetricResult(.bytes, value: c == 2 ? 299_976 : 0),
+                            MetricResult(.notifications, value: 1),
+                            MetricResult(.invalidations, value: c == 3 ? 1000 : 1),
+                            MetricResult(.evaluations, value: 1),
+                            MetricResult(.unnecessary, value: 0),
+                            MetricResult(.missed, value: 0),
+                            MetricResult(.instructions, value: base * 4.5),
                         ]))
             }
         }

@@ -13,7 +13,7 @@ final class PlanRecorder: PassExecutor {
     func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
         plans.withLock { $0.append(plan) }
         timed.withLock { $0.append("\(run.name)@\(run.contender)") }
-        return Measurer.PassReport(metrics: [MetricResult(name: "time", unit: "ns", value: 1)], failure: nil, batch: 64)
+        return Measurer.PassReport(metrics: [MetricResult(.time, value: 1)], failure: nil, batch: 64)
     }
     func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
         countingOperations.withLock { $0.append(operations) }
@@ -76,7 +76,7 @@ final class PlanRecorder: PassExecutor {
                 let samples = [10 * i, 10 * i + 1]
                 return Measurer.PassReport(
                     metrics: [
-                        MetricResult(name: "time", unit: "ns", summary: Summary(samples), samples: samples),
+                        MetricResult(.time, summary: Summary(samples), samples: samples),
                         MetricResult(name: "setup_time", unit: "ns", value: 100 - i),
                     ], failure: nil, batch: 8)
             }
@@ -87,7 +87,7 @@ final class PlanRecorder: PassExecutor {
         let executor = Numbered()
         let plan = TimingPlan(budgetNanoseconds: 900, maxSamples: 10, minSamples: 5)
         let result = Runner(executor: executor).measure(try runs()[0], plan: plan, processes: 3)
-        let time = try #require(result.metrics.first { $0.name == "time" })
+        let time = try #require(result.metrics.first { $0.metric == .time })
         #expect(time.samples == [0, 1, 10, 11, 20, 21])
         #expect(time.summary == Summary([0, 1, 10, 11, 20, 21]))
         #expect(result.metrics.first { $0.name == "setup_time" }?.summary.p50 == 99)
@@ -115,13 +115,13 @@ final class PlanRecorder: PassExecutor {
         // apple's counting pass fails ("missed"), so only lockfree's run of `a` is counted.
         #expect(recorder.instructionRequests.withLock { $0 } == ["a@lockfreex500"])
         #expect(results[0].metrics.map(\.name) == ["time", "mallocs", "instructions"])
-        #expect(results[0].metric("instructions")?.summary.p50 == 500)
-        #expect(results[2].metric("instructions") == nil)
+        #expect(results[0].metric(.instructions)?.summary.p50 == 500)
+        #expect(results[2].metric(.instructions) == nil)
         // An executor that cannot count leaves the metric out: unavailable, never 0.
         let none = Runner(executor: InProcessExecutor()).run(
             try Selection(filter: "^a$").plan(suite.filter { $0.contender == "lockfree" }),
             plan: TimingPlan(budgetNanoseconds: 1_000_000, maxSamples: 10))
-        #expect(none[0].metric("instructions") == nil)
+        #expect(none[0].metric(.instructions) == nil)
     }
 
     /// Each contender's instruction passes run in a child of their own (so that its counts do not
@@ -131,7 +131,7 @@ final class PlanRecorder: PassExecutor {
         final class Children: PassExecutor {
             let children = Mutex<[[String]]>([])
             func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
-                Measurer.PassReport(metrics: [MetricResult(name: "time", unit: "ns", value: 1)], failure: nil, batch: 1)
+                Measurer.PassReport(metrics: [MetricResult(.time, value: 1)], failure: nil, batch: 1)
             }
             func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
                 Measurer.PassReport(metrics: [], failure: nil, batch: operations)
@@ -160,7 +160,7 @@ final class PlanRecorder: PassExecutor {
         #expect(Set(children) == [["a@lockfree", "b@lockfree"], ["a@naive", "b@naive"], ["a@apple", "b@apple"]])
         for result in results {
             let expected = (result.benchmark == "a" ? 10.0 : 20) + (result.contender == "naive" ? 0.5 : 0)
-            #expect(result.metric("instructions")?.summary.p50 == expected)
+            #expect(result.metric(.instructions)?.summary.p50 == expected)
         }
     }
 
@@ -170,7 +170,7 @@ final class PlanRecorder: PassExecutor {
             let counted = Mutex<[String]>([])
             func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
                 Measurer.PassReport(
-                    metrics: [MetricResult(name: "time", unit: "ns", value: 1_000_000)], failure: nil, batch: 1)
+                    metrics: [MetricResult(.time, value: 1_000_000)], failure: nil, batch: 1)
             }
             func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
                 Measurer.PassReport(metrics: [], failure: nil, batch: operations)

@@ -123,7 +123,7 @@ import Testing
     @Test func thePoolIsTheMeanVarianceOfTheRunsPairedRatios() throws {
         var set = sampleSet()
         for i in set.results.indices {
-            let j = try #require(set.results[i].metrics.firstIndex { $0.name == "time" })
+            let j = try #require(set.results[i].metrics.firstIndex { $0.metric == .time })
             set.results[i].metrics[j].processes = [2, 2, 3]
         }
         // lockfree [10, 11] [12, 13] [14, 15, 16]; apple [20, 21] [22, 23] [24, 25, 26].
@@ -137,12 +137,12 @@ import Testing
     @Test func pooledTimesKeepTheirProcessesAndTheRatioUsesThem() throws {
         var set = sampleSet()
         for i in set.results.indices {
-            let j = try #require(set.results[i].metrics.firstIndex { $0.name == "time" })
+            let j = try #require(set.results[i].metrics.firstIndex { $0.metric == .time })
             set.results[i].metrics[j].processes = [3, 4]
         }
         let paired = try #require(set.timeRatio("books/toggle/n=10", "lockfree", "apple"))
         // lockfree [10, 11, 12] and [13, ..., 16]; apple [20, 21, 22] and [23, ..., 26].
         #expect(abs(paired.ratio - exp((log(11.0 / 21) + log(14.5 / 24.5)) / 2)) < 1e-12)
-        #expect(set.results[0].metric("time")?.samplesByProcess == [[10, 11, 12], [13, 14, 15, 16]])
+        #expect(set.results[0].metric(.time)?.samplesByProcess == [[10, 11, 12], [13, 14, 15, 16]])
     }
 }

@@ -77,10 +77,10 @@ import Testing
             return ($0.measuredMetrics, $0.counts.missed)
         }
         #expect(missed == 0)
-        let samples = metrics.first { $0.name == "latency" }?.values ?? []
+        let samples = metrics.first { $0.metric == .latency }?.values ?? []
         #expect(samples.count == 25)
         #expect(samples.allSatisfy { $0 > 0 })
-        let deliveredPerWrite = metrics.first { $0.name == "delivered-per-write" }?.values.first ?? 0
+        let deliveredPerWrite = metrics.first { $0.metric == .deliveredPerWrite }?.values.first ?? 0
         // Below 1 when writes coalesce. A write tells its consumer at willSet: an evaluation that
         // runs before the store repeats the last value, and the write then tells it once more, so
         // at most 2 (Documentation/Streams.md).
@@ -96,7 +96,7 @@ import Testing
                 return ($0.measuredMetrics, $0.counts.missed)
             }
             #expect(missed == 0)
-            #expect(metrics.first { $0.name == "latency" }?.values.count == 5)
+            #expect(metrics.first { $0.metric == .latency }?.values.count == 5)
         }
     }
 }

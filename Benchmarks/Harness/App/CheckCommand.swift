@@ -17,7 +17,7 @@ extension Bench {
             }
             file = try Thresholds.loadOrCreate(thresholdsPath)
             if let reason = InstructionCounter.unavailableReason,
-                baseline.results.contains(where: { $0.metric(MetricName.instructions) != nil })
+                baseline.results.contains(where: { $0.metric(Metric.instructions) != nil })
             {
                 throw BaselineError("the baseline gates instruction counts, which cannot be counted here: \(reason)")
             }

@@ -62,7 +62,7 @@ public final class ProgressReporter: Sendable {
         if let failure = result.failure {
             return head + "FAILED (" + failure.split(whereSeparator: \.isNewline).joined(separator: " ") + ")"
         }
-        if let p50 = result.metric(MetricName.time)?.summary.p50 { return head + "p50 " + NumberFormat.duration(p50) }
+        if let p50 = result.metric(Metric.time)?.summary.p50 { return head + "p50 " + NumberFormat.duration(p50) }
         return head + "done"
     }
 

@@ -46,7 +46,7 @@ extension ChildProcessExecutor {
             }
             let perOperation = Double(total) / Double(max(1, reports[i].batch))
             reports[i].metrics = [
-                MetricResult(name: MetricName.instructions, unit: "instructions", value: perOperation)
+                MetricResult(.instructions, value: perOperation)
             ]
         }
         return reports

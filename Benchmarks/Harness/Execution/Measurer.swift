@@ -50,19 +50,17 @@ public enum Measurer {
             let start = clock()
             let instance = try benchmark.make(parameters)
             let setup = Double(clock() - start)
-            metrics.append(MetricResult(name: MetricName.setupTime, unit: "ns", value: setup))
+            metrics.append(MetricResult(.setupTime, value: setup))
             let timing = try TimingSampler.measure(instance, plan: plan, clock: clock)
             // Picosecond resolution is finer than the clock's over a batch, and keeps results.json small.
             let samples = timing.nanosecondsPerOperation.map { ($0 * 1000).rounded() / 1000 }
             metrics.insert(
-                MetricResult(name: MetricName.time, unit: "ns", summary: Summary(samples), samples: samples), at: 0)
+                MetricResult(.time, summary: Summary(samples), samples: samples), at: 0)
             for measured in instance.measuredMetrics where !measured.values.isEmpty {
                 metrics.append(
                     measured.values.count > 1
-                        ? MetricResult(
-                            name: measured.name, unit: measured.unit, summary: Summary(measured.values),
-                            samples: measured.values)
-                        : MetricResult(name: measured.name, unit: measured.unit, value: measured.values[0]))
+                        ? MetricResult(measured.metric, summary: Summary(measured.values), samples: measured.values)
+                        : MetricResult(measured.metric, value: measured.values[0]))
             }
             let missed = instance.counts.missed
             let failure = missed > 0 ? "\(missed) missed update(s) while timing" : nil
@@ -86,7 +84,7 @@ public enum Measurer {
             let instance = try benchmark.make(parameters)
             if let counter, let liveBefore {
                 let retained = Double(Int64(bitPattern: counter.liveBytes() &- liveBefore))
-                metrics.append(MetricResult(name: MetricName.retainedBytes, unit: "bytes", value: retained))
+                metrics.append(MetricResult(.retainedBytes, value: retained))
             }
             blackHole(try instance.run(operations: ops))
 
@@ -103,16 +101,15 @@ public enum Measurer {
             let perOp = { (v: Int) in Double(v) / Double(ops) }
             if let before, let after {
                 metrics.append(
-                    MetricResult(
-                        name: MetricName.mallocs, unit: "count", value: perOp(Int(after.mallocs &- before.mallocs))))
+                    MetricResult(.mallocs, value: perOp(Int(after.mallocs &- before.mallocs))))
                 metrics.append(
-                    MetricResult(name: MetricName.bytes, unit: "bytes", value: perOp(Int(after.bytes &- before.bytes))))
+                    MetricResult(.bytes, value: perOp(Int(after.bytes &- before.bytes))))
             }
-            for (name, value) in countFields(counts) {
-                metrics.append(MetricResult(name: name, unit: "count", value: perOp(value)))
+            for (metric, value) in countFields(counts) {
+                metrics.append(MetricResult(metric, value: perOp(value)))
             }
             for (name, value) in instance.extraMetrics.sorted(by: { $0.key < $1.key }) {
-                metrics.append(MetricResult(name: name, unit: "value", value: value))
+                metrics.append(MetricResult(.value(named: name), value: value))
             }
             return PassReport(
                 metrics: metrics, failure: check(counts, total: instance.counts, benchmark, parameters, ops),
@@ -145,11 +142,11 @@ public enum Measurer {
         }
     }
 
-    static func countFields(_ c: InvalidationCounts) -> [(String, Int)] {
+    static func countFields(_ c: InvalidationCounts) -> [(Metric, Int)] {
         [
-            (MetricName.notifications, c.notifications), (MetricName.invalidations, c.invalidations),
-            (MetricName.evaluations, c.evaluations), (MetricName.unnecessary, c.unnecessary),
-            (MetricName.missed, c.missed),
+            (Metric.notifications, c.notifications), (Metric.invalidations, c.invalidations),
+            (Metric.evaluations, c.evaluations), (Metric.unnecessary, c.unnecessary),
+            (Metric.missed, c.missed),
         ]
     }
 

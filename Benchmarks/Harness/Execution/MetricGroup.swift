@@ -10,15 +10,8 @@ public enum MetricGroup: String, Sendable, CaseIterable, Comparable {
     /// The counting pass's invalidation counts and a workload's extra values (the grid's `sum`).
     case counts
 
-    /// The group a metric belongs to.
-    public static func of(_ metric: MetricResult) -> MetricGroup {
-        switch metric.name {
-        case MetricName.time, MetricName.setupTime: .time
-        case MetricName.mallocs, MetricName.bytes, MetricName.retainedBytes: .allocations
-        case MetricName.instructions: .instructions
-        default: MetricName.counts.contains(metric.name) || metric.unit == "value" ? .counts : .time
-        }
-    }
+    /// The group a measured metric belongs to (`Metric.group`).
+    public static func of(_ metric: MetricResult) -> MetricGroup { metric.metric.group }
 
     /// The counting pass runs when either of its groups is selected; it also checks the oracle
     /// and the benchmark's declared counts.

@@ -144,8 +144,8 @@ public struct Runner: Sendable {
     /// counted operations at the p50 time the timing pass measured, plus one setup; `nil` without
     /// a timing.
     static func instructionEstimate(_ result: BenchmarkResult, operations: Int) -> Double? {
-        guard let p50 = result.metric(MetricName.time)?.summary.p50 else { return nil }
-        let setup = result.metric(MetricName.setupTime)?.summary.p50 ?? 0
+        guard let p50 = result.metric(Metric.time)?.summary.p50 else { return nil }
+        let setup = result.metric(Metric.setupTime)?.summary.p50 ?? 0
         return (2 * Double(operations) * p50 + setup) / 1e9 * callgrindSlowdown
     }
 

@@ -17,7 +17,7 @@ public enum ChartSet {
         let primitives = set.benchmarkNames.filter { $0.hasPrefix("primitives/") }
         if !primitives.isEmpty {
             let series = contenders.map { c in
-                (name: c, values: primitives.map { set.result($0, c)?.metric(MetricName.time)?.summary.p50 })
+                (name: c, values: primitives.map { set.result($0, c)?.metric(Metric.time)?.summary.p50 })
             }
             let svg = SVGChart.bars(
                 title: "primitives: time per operation (p50, log scale)", axisLabel: "time per operation",
@@ -44,8 +44,8 @@ public enum ChartSet {
             let group = ReportFormat.groupName(family)
             let slug = family.replacingOccurrences(of: "/", with: "-")
             for (metric, label, tick) in [
-                (MetricName.time, "time per operation", NumberFormat.duration),
-                (MetricName.invalidations, "invalidations per operation", NumberFormat.readable),
+                (Metric.time, "time per operation", NumberFormat.duration),
+                (Metric.invalidations, "invalidations per operation", NumberFormat.readable),
             ] {
                 let series = lineSeries(results, contenders: contenders, metric: metric)
                 guard series.contains(where: { $0.points.contains { $0.y > 0 } }) else { continue }
@@ -63,7 +63,7 @@ public enum ChartSet {
 
     /// One series per contender and combination of the other parameters that vary in the family
     /// (constant ones are left out of the label).
-    static func lineSeries(_ results: [BenchmarkResult], contenders: [String], metric: String) -> [SVGChart.Series] {
+    static func lineSeries(_ results: [BenchmarkResult], contenders: [String], metric: Metric) -> [SVGChart.Series] {
         var values: [String: Set<String>] = [:]
         for r in results {
             for p in r.parameters.entries where p.key != "n" { values[p.key, default: []].insert(p.value) }

@@ -59,7 +59,7 @@ public enum Crossover {
         set.seriesVarying(parameter).filter { Set($0.results.compactMap { $0.parameter(parameter) }).count >= 2 }
     }
 
-    static func time(_ r: BenchmarkResult) -> Double? { r.metric(MetricName.time)?.summary.p50 }
+    static func time(_ r: BenchmarkResult) -> Double? { r.metric(Metric.time)?.summary.p50 }
     static func cost(_ r: BenchmarkResult) -> Double? { r.parameter(parameter).flatMap(Double.init) }
 
     /// The report's section: per family, lockfree / naive p50 at each cost and the crossover.
@@ -79,7 +79,7 @@ public enum Crossover {
                     a.map(NumberFormat.duration).map { "\($0) / " + (b.map(NumberFormat.duration) ?? "–") } ?? "–")
             }
             let evaluations = { (c: String) in
-                results.first { $0.contender == c }?.metric(MetricName.evaluations)?.summary.p50
+                results.first { $0.contender == c }?.metric(Metric.evaluations)?.summary.p50
             }
             let counted = evaluations(fineGrained).flatMap { a in evaluations(publishEverything).map { (a, $0) } }
             rows.append([name] + cells + [find(points, evaluations: counted)?.text ?? "–"])

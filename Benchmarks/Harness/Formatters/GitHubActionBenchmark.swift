@@ -20,7 +20,7 @@ import Foundation
 /// `name` is `benchmark · contender · metric`, unique in a file and stable from run to run (a
 /// benchmark keeps its name). `range` (sampled metrics only) is the wider half of the p50's 95%
 /// interval; `extra` the interval itself, the quartiles and the sample count. Failed runs are left
-/// out, as are the counts (`MetricName.counts`): those are exact, the regression gate (`bench
+/// out, as are the counts (`Metric.counts`): those are exact, the regression gate (`bench
 /// check`) holds them to the baseline's, and a chart of them is a flat line.
 public enum GitHubActionBenchmark {
     public static let fileName = "github-action-benchmark.json"
@@ -43,12 +43,12 @@ public enum GitHubActionBenchmark {
     }
 
     /// The metrics exported, in this order: the name's metric label, the unit.
-    static let metrics: [(metric: String, label: String, unit: String)] = [
-        (MetricName.time, "time p50", "ns/op"),
-        (MetricName.instructions, "instructions", "instructions/op"),
-        (MetricName.mallocs, "mallocs", "mallocs/op"),
-        (MetricName.bytes, "bytes allocated", "bytes/op"),
-        (MetricName.retainedBytes, "retained bytes", "bytes"),
+    static let metrics: [(metric: Metric, label: String, unit: String)] = [
+        (Metric.time, "time p50", "ns/op"),
+        (Metric.instructions, "instructions", "instructions/op"),
+        (Metric.mallocs, "mallocs", "mallocs/op"),
+        (Metric.bytes, "bytes allocated", "bytes/op"),
+        (Metric.retainedBytes, "retained bytes", "bytes"),
     ]
 
     public static func entries(_ set: ResultSet) -> [Entry] {

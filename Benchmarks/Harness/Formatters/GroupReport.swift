@@ -28,7 +28,7 @@ public enum GroupReport {
         out += "\nTimes are per operation: p50 / p99; `–`: not run for that contender. " + ReportFormat.ratioNote
         out += " Below ratio 1 the reference is faster.\n"
         if let note = set.metadata.allocationNote { out += "\nAllocation metrics are unavailable: \(note).\n" }
-        if results.contains(where: { $0.metric(MetricName.instructions) != nil }) {
+        if results.contains(where: { $0.metric(Metric.instructions) != nil }) {
             out +=
                 "\nInstructions per operation are counted by \(set.metadata.instructionCounter ?? "callgrind") over the"
             out += " measured region only, for the benchmarks that declare an instruction pass: a count, not a"
@@ -54,7 +54,7 @@ public enum GroupReport {
         let reference = set.referenceContender
         let others = set.compared(with: reference)
         let list = contenders.joined(separator: " / ")
-        let counted = set.hasInstructions ? [MetricName.instructions] : []
+        let counted = set.hasInstructions ? [Metric.instructions] : []
         var header = ["benchmark"] + contenders.map { "\($0) p50 / p99" }
         header +=
             ["mallocs/op (\(list))", "invalidations/op (\(list))"] + counted.map { _ in "instructions/op (\(list))" }
@@ -71,12 +71,12 @@ public enum GroupReport {
                     continue
                 }
                 row.append(
-                    r.metric(MetricName.time).map {
+                    r.metric(Metric.time).map {
                         NumberFormat.duration($0.summary.p50) + " / " + NumberFormat.duration($0.summary.p99)
                     } ?? "n/a")
             }
-            for metric in [MetricName.mallocs, MetricName.invalidations] + counted {
-                if metric == MetricName.instructions
+            for metric in [Metric.mallocs, Metric.invalidations] + counted {
+                if metric == Metric.instructions
                     && !contenders.contains(where: { set.result(name, $0)?.metric(metric) != nil })
                 {
                     row.append("")

@@ -6,8 +6,8 @@ import Foundation
 enum LatencyPercentiles {
     /// The per-write latency samples, and the 99.9th percentile recorded beside them (`Summary`
     /// stops at p99).
-    static let metric = "latency"
-    static let tailMetric = "latency-p99.9"
+    static let metric = Metric.latency
+    static let tailMetric = Metric.latencyTail
 
     /// `fraction` (below 1) on the nines scale, `-log10(1 - fraction)`: p90 is 1, p99 is 2, p99.9 is 3.
     static func nines(_ fraction: Double) -> Double { -log10(1 - fraction) }

@@ -78,18 +78,18 @@ public enum ReportFormat {
             + shown.map { "\($0) p50" } + ratios.map { "\($0.numerator) ÷ \($0.denominator)" }
             + (withVerdict ? ["verdict"] : [])
         let rows = summarized(set).map { name -> [String] in
-            func cell(_ c: String, _ metric: String, _ text: (Double) -> String) -> String {
+            func cell(_ c: String, _ metric: Metric, _ text: (Double) -> String) -> String {
                 guard let r = set.result(name, c) else { return "–" }
                 if r.failure != nil { return "FAILED" }
                 return r.metric(metric).map { text($0.summary.p50) } ?? "n/a"
             }
-            let invalidations = shown.map { cell($0, MetricName.invalidations, NumberFormat.readable) }
+            let invalidations = shown.map { cell($0, Metric.invalidations, NumberFormat.readable) }
             let ratioCells = ratios.map { pair in
                 set.timeRatio(name, pair.numerator, pair.denominator, pooledVariance: pooled).map(NumberFormat.ratio)
                     ?? ""
             }
             return [name, Set(invalidations).count == 1 ? invalidations[0] : invalidations.joined(separator: " / ")]
-                + shown.map { cell($0, MetricName.time, NumberFormat.duration) } + ratioCells
+                + shown.map { cell($0, Metric.time, NumberFormat.duration) } + ratioCells
                 + (withVerdict ? [verdicts[name]?.text ?? ""] : [])
         }
         let textColumns = withVerdict ? [0, header.count - 1] : [0]
@@ -181,11 +181,11 @@ public enum ReportFormat {
     static func allocations(_ set: ResultSet) -> String {
         let shown = summaryContenders(set)
         let names = set.benchmarkNames.filter { name in
-            shown.contains { set.result(name, $0)?.metric(MetricName.mallocs) != nil }
+            shown.contains { set.result(name, $0)?.metric(Metric.mallocs) != nil }
         }
         guard !names.isEmpty else { return "" }
         func mallocs(_ name: String, _ c: String) -> Double? {
-            set.result(name, c).flatMap { $0.failure == nil ? $0.metric(MetricName.mallocs)?.summary.p50 : nil }
+            set.result(name, c).flatMap { $0.failure == nil ? $0.metric(Metric.mallocs)?.summary.p50 : nil }
         }
         let allocating = names.filter { name in shown.contains { (mallocs(name, $0) ?? 0) > 0 } }
         let counts = shown.map { c in
@@ -201,7 +201,7 @@ public enum ReportFormat {
                 + shown.map { c in
                     guard let r = set.result(name, c) else { return "–" }
                     if r.failure != nil { return "FAILED" }
-                    return r.metric(MetricName.mallocs).map { NumberFormat.readable($0.summary.p50) } ?? "n/a"
+                    return r.metric(Metric.mallocs).map { NumberFormat.readable($0.summary.p50) } ?? "n/a"
                 }
         }
         out += "\n<details><summary>mallocs per operation (p50) where a contender allocates</summary>\n\n"

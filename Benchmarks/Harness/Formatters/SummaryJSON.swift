@@ -75,7 +75,7 @@ public enum SummaryJSON {
     }
 
     /// A compact file as a `ResultSet`: each benchmark's family and parameters are read back from
-    /// its name (`family/key=value/...`), metrics come in `MetricName`'s order.
+    /// its name (`family/key=value/...`), metrics come in `Metric.all`'s order.
     static func decode(_ data: Data) throws -> ResultSet {
         let file = try JSONDecoder().decode(File.self, from: data)
         let results = file.results.map { row in
@@ -98,10 +98,8 @@ public enum SummaryJSON {
         return ResultSet(schemaVersion: file.schemaVersion, metadata: file.metadata, results: results)
     }
 
-    static let order =
-        [
-            MetricName.time, MetricName.setupTime, MetricName.retainedBytes, MetricName.mallocs, MetricName.bytes,
-        ] + MetricName.counts + [MetricName.instructions]
+    static let order = ([Metric.time, .setupTime, .retainedBytes, .mallocs, .bytes] + Metric.counts + [.instructions])
+        .map(\.name)
 
     static func canonicalOrder(_ a: String, _ b: String) -> Bool {
         let ia = order.firstIndex(of: a) ?? order.count

@@ -18,14 +18,14 @@ public enum SummaryTable {
         let pooled = set.pooledRoundVariance(reference: reference)
         if let reference { header += others.map { "\(reference) ÷ \($0)" } }
         let rows = set.benchmarkNames.map { name -> [String] in
-            func cell(_ c: String, _ metric: String, _ text: (Double) -> String) -> String {
+            func cell(_ c: String, _ metric: Metric, _ text: (Double) -> String) -> String {
                 guard let r = set.result(name, c) else { return "–" }
                 if r.failure != nil { return "FAILED" }
                 return r.metric(metric).map { text($0.summary.p50) } ?? "n/a"
             }
-            return [name] + contenders.map { cell($0, MetricName.time, NumberFormat.duration) }
-                + observing.map { cell($0, MetricName.mallocs, NumberFormat.readable) }
-                + observing.map { cell($0, MetricName.invalidations, NumberFormat.readable) }
+            return [name] + contenders.map { cell($0, Metric.time, NumberFormat.duration) }
+                + observing.map { cell($0, Metric.mallocs, NumberFormat.readable) }
+                + observing.map { cell($0, Metric.invalidations, NumberFormat.readable) }
                 + (reference.map { r in others.map { set.comparison(name, r, $0, pooledVariance: pooled) } } ?? [])
         }
         var text = MarkdownTable(header: header, rows: rows, rightAligned: Set(1..<header.count)).text
@@ -37,7 +37,7 @@ public enum SummaryTable {
     public static func closing(_ set: ResultSet, folder: String, files: [String]) -> String {
         var lines = ["Results: \(folder)/ (\(files.joined(separator: ", ")))"]
         let timed = set.results.compactMap { r in
-            r.failure == nil ? r.metric(MetricName.time).map { (r, $0.summary.p50) } : nil
+            r.failure == nil ? r.metric(Metric.time).map { (r, $0.summary.p50) } : nil
         }
         if let (slowest, p50) = timed.max(by: { $0.1 < $1.1 }) {
             lines.append(
@@ -83,7 +83,7 @@ extension ResultSet {
     /// The time metrics of `reference` and `other` on `benchmark`, when both ran without failing.
     func timeMetrics(_ benchmark: String, _ reference: String, _ other: String) -> (MetricResult, MetricResult)? {
         guard let ra = result(benchmark, reference), ra.failure == nil, let rb = result(benchmark, other),
-            rb.failure == nil, let a = ra.metric(MetricName.time), let b = rb.metric(MetricName.time)
+            rb.failure == nil, let a = ra.metric(Metric.time), let b = rb.metric(Metric.time)
         else { return nil }
         return (a, b)
     }
@@ -110,8 +110,8 @@ extension ResultSet {
     /// `reference / other` in instructions per operation for `benchmark`, when both were counted.
     public func instructionRatio(_ benchmark: String, _ reference: String, _ other: String) -> Double? {
         guard let ra = result(benchmark, reference), ra.failure == nil, let rb = result(benchmark, other),
-            rb.failure == nil, let a = ra.metric(MetricName.instructions)?.summary.p50,
-            let b = rb.metric(MetricName.instructions)?.summary.p50, a > 0, b > 0
+            rb.failure == nil, let a = ra.metric(Metric.instructions)?.summary.p50,
+            let b = rb.metric(Metric.instructions)?.summary.p50, a > 0, b > 0
         else { return nil }
         return a / b
     }

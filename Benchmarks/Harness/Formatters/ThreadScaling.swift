@@ -63,7 +63,7 @@ public enum ThreadScaling {
         return (family, parts.dropFirst(2).joined(separator: "/"))
     }
 
-    static func time(_ r: BenchmarkResult?) -> Double? { r?.metric(MetricName.time)?.summary.p50 }
+    static func time(_ r: BenchmarkResult?) -> Double? { r?.metric(Metric.time)?.summary.p50 }
 
     /// The report's section: per family and thread count, each contender's scaling.
     public static func section(_ set: ResultSet) -> String {

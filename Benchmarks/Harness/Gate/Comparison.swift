@@ -7,11 +7,11 @@ public enum Comparison {
         for n in new.results {
             guard let o = old.result(n.benchmark, n.contender) else { continue }
             for nm in n.metrics {
-                guard let om = o.metric(nm.name) else { continue }
+                guard let om = o.metric(nm.metric) else { continue }
                 let a = om.summary
                 let b = nm.summary
                 let overlap = a.samples > 1 && b.samples > 1 && a.p25 <= b.p75 && b.p25 <= a.p75
-                let value = nm.unit == "ns" ? NumberFormat.duration : NumberFormat.readable
+                let value = nm.metric.unit == "ns" ? NumberFormat.duration : NumberFormat.readable
                 let delta = b.p50 - a.p50
                 let ratio = a.p50 == 0 ? (b.p50 == 0 ? "1.00" : "∞") : String(format: "%.2f", b.p50 / a.p50)
                 rows.append([

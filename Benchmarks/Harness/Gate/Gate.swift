@@ -1,6 +1,6 @@
 /// The regression gate: a pure decision on two result sets and the thresholds.
 ///
-/// - Count metrics (`MetricName.counts`) must equal the baseline's exactly: more is a regression,
+/// - Count metrics (`Metric.counts`) must equal the baseline's exactly: more is a regression,
 ///   fewer an improvement. A workload's extra metrics (unit `value`, e.g. the grid's `sum` and
 ///   `count`) are deterministic results: any change is a regression.
 /// - `mallocs` per operation may move by the benchmark's absolute tolerance.
@@ -58,7 +58,7 @@ public enum Gate {
         var findings: [Finding] = []
         for new in current.results where new.failure == nil {
             guard let old = baseline.result(new.benchmark, new.contender), old.failure == nil else { continue }
-            for metric in MetricName.counts
+            for metric in Metric.counts
             where !thresholds.countsAreNondeterministic(new.benchmark, contender: new.contender) {
                 guard let o = old.metric(metric)?.summary.p50, let n = new.metric(metric)?.summary.p50, o != n else {
                     continue
@@ -66,30 +66,30 @@ public enum Gate {
                 findings.append(
                     Finding(
                         kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
-                        contender: new.contender, metric: metric, old: o, new: n, allowed: "exactly equal"))
+                        contender: new.contender, metric: metric.name, old: o, new: n, allowed: "exactly equal"))
             }
-            for metric in new.metrics where metric.unit == "value" {
-                guard let o = old.metric(metric.name)?.summary.p50, o != metric.summary.p50 else { continue }
+            // A workload's own values (`Metric.value(named:)`).
+            for measured in new.metrics where measured.metric.isExact && !Metric.counts.contains(measured.metric) {
+                guard let o = old.metric(measured.metric)?.summary.p50, o != measured.summary.p50 else { continue }
                 findings.append(
                     Finding(
                         kind: .regression, benchmark: new.benchmark, contender: new.contender,
-                        metric: metric.name, old: o, new: metric.summary.p50, allowed: "exactly equal"))
+                        metric: measured.name, old: o, new: measured.summary.p50, allowed: "exactly equal"))
             }
-            if let o = old.metric(MetricName.mallocs)?.summary.p50, let n = new.metric(MetricName.mallocs)?.summary.p50
-            {
+            if let o = old.metric(Metric.mallocs)?.summary.p50, let n = new.metric(Metric.mallocs)?.summary.p50 {
                 let tolerance = thresholds.mallocTolerance(for: new.benchmark, contender: new.contender)
                 if abs(n - o) > tolerance {
                     findings.append(
                         Finding(
                             kind: n > o ? .regression : .improvement, benchmark: new.benchmark,
-                            contender: new.contender, metric: MetricName.mallocs, old: o, new: n,
+                            contender: new.contender, metric: Metric.mallocs.name, old: o, new: n,
                             allowed: "± \(NumberFormat.plain(tolerance))"))
                 }
             }
         }
         for name in current.benchmarkNames {
-            if let n = current.result(name, gatedContender)?.metric(MetricName.instructions)?.summary.p50,
-                let o = baseline.result(name, gatedContender)?.metric(MetricName.instructions)?.summary.p50,
+            if let n = current.result(name, gatedContender)?.metric(Metric.instructions)?.summary.p50,
+                let o = baseline.result(name, gatedContender)?.metric(Metric.instructions)?.summary.p50,
                 current.result(name, gatedContender)?.failure == nil,
                 baseline.result(name, gatedContender)?.failure == nil
             {
@@ -98,7 +98,7 @@ public enum Gate {
                     findings.append(
                         Finding(
                             kind: kind, benchmark: name, contender: gatedContender,
-                            metric: MetricName.instructions, old: o, new: n,
+                            metric: Metric.instructions.name, old: o, new: n,
                             allowed: "× \(NumberFormat.plain(tolerance))"))
                 }
             } else if let n = ratio(current, name), let o = ratio(baseline, name) {
@@ -123,7 +123,8 @@ public enum Gate {
         for new in current.results where new.failure == nil {
             guard let old = baseline.result(new.benchmark, new.contender), old.failure == nil else { continue }
             let counted = countsInstructions(baseline, new.benchmark)
-            for metric in old.metrics where reads(metric, of: old, counted: counted) && new.metric(metric.name) == nil {
+            for metric in old.metrics where reads(metric, of: old, counted: counted) && new.metric(metric.metric) == nil
+            {
                 missing.append("\(new.benchmark) on \(new.contender): \(metric.name)")
             }
         }
@@ -134,17 +135,17 @@ public enum Gate {
     /// values of every run; `lockfree`'s instructions; and the time of the ratio's two contenders
     /// in a benchmark where `lockfree`'s instructions are not `counted`. What a baseline keeps.
     public static func reads(_ metric: MetricResult, of result: BenchmarkResult, counted: Bool) -> Bool {
-        switch metric.name {
-        case MetricName.time: !counted && [ratioNumerator, ratioDenominator].contains(result.contender)
-        case MetricName.instructions: result.contender == gatedContender
-        case MetricName.mallocs: true
-        default: MetricName.counts.contains(metric.name) || metric.unit == "value"
+        switch metric.metric {
+        case .time: !counted && [ratioNumerator, ratioDenominator].contains(result.contender)
+        case .instructions: result.contender == gatedContender
+        case .mallocs: true
+        default: metric.metric.isExact
         }
     }
 
     /// Whether `set` counted `lockfree`'s instructions in `benchmark` (then speed is gated on them).
     static func countsInstructions(_ set: ResultSet, _ benchmark: String) -> Bool {
-        set.result(benchmark, gatedContender)?.metric(MetricName.instructions) != nil
+        set.result(benchmark, gatedContender)?.metric(Metric.instructions) != nil
     }
 
     /// The name of the time-ratio finding.
@@ -158,7 +159,7 @@ public enum Gate {
 
     /// `lockfree p50 / apple p50` of `metric` (time by default) in `name`, when both ran without
     /// failing and measured it.
-    public static func ratio(_ set: ResultSet, _ name: String, of metric: String = MetricName.time) -> Double? {
+    public static func ratio(_ set: ResultSet, _ name: String, of metric: Metric = .time) -> Double? {
         guard let a = set.result(name, ratioNumerator), a.failure == nil, let b = set.result(name, ratioDenominator),
             b.failure == nil, let ta = a.metric(metric)?.summary.p50,
             let tb = b.metric(metric)?.summary.p50, tb > 0

@@ -9,8 +9,8 @@ import Foundation
 /// closures capture nothing, so for a track / fire cycle they are the registrar's own, and the
 /// report attributes the rest of the suite's `apple` allocations to the API and app code.
 public enum Probe {
-    public static let metric = "probe-time"
-    public static let mallocsMetric = "probe-mallocs"
+    public static let metric = Metric.probeTime
+    public static let mallocsMetric = Metric.probeMallocs
     /// The suite's `apple` p50 and the probe's should agree within this factor.
     public static let agreement = 1.3
 
@@ -62,11 +62,11 @@ public enum Probe {
     static func attach(_ figures: [String: Figures], to set: inout ResultSet) {
         for i in set.results.indices where set.results[i].contender == "apple" && set.results[i].failure == nil {
             guard let probe = figures[set.results[i].benchmark] else { continue }
-            if set.results[i].metric(MetricName.time) != nil {
-                set.results[i].metrics.append(MetricResult(name: metric, unit: "ns", value: probe.p50))
+            if set.results[i].metric(Metric.time) != nil {
+                set.results[i].metrics.append(MetricResult(metric, value: probe.p50))
             }
-            if let mallocs = probe.mallocs, set.results[i].metric(MetricName.mallocs) != nil {
-                set.results[i].metrics.append(MetricResult(name: mallocsMetric, unit: "count", value: mallocs))
+            if let mallocs = probe.mallocs, set.results[i].metric(Metric.mallocs) != nil {
+                set.results[i].metrics.append(MetricResult(mallocsMetric, value: mallocs))
             }
         }
     }
@@ -88,7 +88,7 @@ public enum Probe {
     /// the probe did not run.
     public static func section(_ set: ResultSet) -> String {
         let rows = set.results.compactMap { r -> [String]? in
-            guard let probe = r.metric(metric)?.summary.p50, let suite = r.metric(MetricName.time)?.summary.p50 else {
+            guard let probe = r.metric(metric)?.summary.p50, let suite = r.metric(Metric.time)?.summary.p50 else {
                 return nil
             }
             let ratio = suite / probe
@@ -96,7 +96,7 @@ public enum Probe {
             let verdict: String
             if agrees(ratio) {
                 verdict = "agree"
-            } else if let medians = r.metric(MetricName.time)?.samplesByProcess?.filter({ !$0.isEmpty })
+            } else if let medians = r.metric(Metric.time)?.samplesByProcess?.filter({ !$0.isEmpty })
                 .map({ Percentiles.value(50, sorted: $0.sorted()) }), medians.count > 1,
                 let closest = medians.min(by: { abs(log($0 / probe)) < abs(log($1 / probe)) }), agrees(closest / probe)
             {
@@ -131,7 +131,7 @@ public enum Probe {
     /// the view and its generation, and any other app code), for the benchmarks the probe counted.
     static func allocations(_ set: ResultSet) -> String {
         let rows = set.results.compactMap { r -> [String]? in
-            guard let own = r.metric(mallocsMetric)?.summary.p50, let total = r.metric(MetricName.mallocs)?.summary.p50,
+            guard let own = r.metric(mallocsMetric)?.summary.p50, let total = r.metric(Metric.mallocs)?.summary.p50,
                 total > 0
             else { return nil }
             let figure = { (x: Double) in String(format: "%.2f", x) }

@@ -20,7 +20,7 @@ public struct ResultSet: Sendable, Equatable, Codable {
 
     /// Whether any result counted instructions.
     public var hasInstructions: Bool {
-        results.contains { $0.metric(MetricName.instructions) != nil }
+        results.contains { $0.metric(Metric.instructions) != nil }
     }
 
     /// Benchmark names in first-run order, each once.
@@ -61,13 +61,15 @@ public struct BenchmarkResult: Sendable, Equatable, Codable {
         self.failure = failure
     }
 
-    public func metric(_ name: String) -> MetricResult? { metrics.first { $0.name == name } }
+    /// What it measured of `metric`, if anything.
+    public func metric(_ metric: Metric) -> MetricResult? { metrics.first { $0.name == metric.name } }
 
     /// The value of parameter `key`, if this benchmark has it.
     public func parameter(_ key: String) -> String? { parameters[key] }
 }
 
-/// One metric: its statistics and, for sampled metrics (time), the raw samples.
+/// What one run measured of one metric (`Metric`, by name and unit): its statistics and, for
+/// sampled metrics (time), the raw samples.
 public struct MetricResult: Sendable, Equatable, Codable {
     public var name: String
     public var unit: String
@@ -110,25 +112,19 @@ public struct MetricResult: Sendable, Equatable, Codable {
     public init(name: String, unit: String, value: Double) {
         self.init(name: name, unit: unit, summary: Summary(single: value))
     }
-}
 
-/// Names and units of the metrics the harness records. Every metric is per operation except
-/// `retained-bytes` and `setup-time`, which describe the setup (`make`) once.
-public enum MetricName {
-    public static let time = "time"  // ns per operation, sampled
-    public static let mallocs = "mallocs"  // malloc calls per operation
-    public static let bytes = "bytes"  // bytes allocated per operation
-    public static let instructions = "instructions"  // instructions per operation (callgrind)
-    public static let notifications = "notifications"
-    public static let invalidations = "invalidations"
-    public static let evaluations = "evaluations"
-    public static let unnecessary = "unnecessary"
-    public static let missed = "missed"
-    public static let retainedBytes = "retained-bytes"  // bytes live after setup, minus before
-    public static let setupTime = "setup-time"  // ns for one `make`
+    /// `metric`'s samples, summarised.
+    public init(_ metric: Metric, summary: Summary, samples: [Double]? = nil, processes: [Int]? = nil) {
+        self.init(name: metric.name, unit: metric.unit, summary: summary, samples: samples, processes: processes)
+    }
 
-    /// Count metrics gated exactly.
-    public static let counts = [notifications, invalidations, evaluations, unnecessary, missed]
+    /// `metric`'s one value.
+    public init(_ metric: Metric, value: Double) {
+        self.init(name: metric.name, unit: metric.unit, value: value)
+    }
+
+    /// The metric measured (`Metric.named`).
+    public var metric: Metric { Metric.named(name, unit: unit) }
 }
 
 extension ResultSet {

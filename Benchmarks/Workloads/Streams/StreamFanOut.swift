@@ -136,9 +136,9 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
 
     var measuredMetrics: [MeasuredMetric] {
         var metrics: [MeasuredMetric] = []
-        if !latencies.isEmpty { metrics.append(MeasuredMetric(name: "latency", unit: "ns", values: latencies)) }
+        if !latencies.isEmpty { metrics.append(MeasuredMetric(.latency, values: latencies)) }
         if let bytesPerConsumer {
-            metrics.append(MeasuredMetric(name: "bytes-per-consumer", unit: "bytes", values: [bytesPerConsumer]))
+            metrics.append(MeasuredMetric(.bytesPerConsumer, values: [bytesPerConsumer]))
         }
         return metrics
     }

@@ -152,10 +152,9 @@ final class StreamLatency<C: StreamContender>: BenchmarkInstance {
     var measuredMetrics: [MeasuredMetric] {
         guard writes > 0 else { return [] }
         return [
-            MeasuredMetric(name: "latency", unit: "ns", values: latencies),
-            MeasuredMetric(
-                name: "latency-p99.9", unit: "ns", values: [Streams.percentile(0.999, of: latencies.sorted())]),
-            MeasuredMetric(name: "delivered-per-write", unit: "ratio", values: [Double(delivered) / Double(writes)]),
+            MeasuredMetric(.latency, values: latencies),
+            MeasuredMetric(.latencyTail, values: [Streams.percentile(0.999, of: latencies.sorted())]),
+            MeasuredMetric(.deliveredPerWrite, values: [Double(delivered) / Double(writes)]),
         ]
     }
 }
