@@ -40,88 +40,90 @@ extension Primitives {
         max(20, 20_000 / params.int("objects", default: 64))
     }
 
-    static func retracking<C: Contender>(_: C.Type) -> [Benchmark] {
+    /// One operation: one evaluation of a view reading one property of each of M objects, none of
+    /// which changed since its last evaluation.
+    static func retrackUnchanged<C: Contender>(_: C.Type) -> Benchmark {
         let name = C.name
-        var list: [Benchmark] = []
-
-        // One operation: one evaluation of a view reading one property of each of M objects, none
-        // of which changed since its last evaluation.
-        list.append(
-            Benchmark(
-                family: "primitives/retrack-unchanged", contender: name,
-                parameterSets: sets("objects", retrackObjectCounts), parameterKinds: objectsKind,
-                expectedCounts: { _ in InvalidationCounts() },
-                instructionOperations: instructionOperations
-            ) { params in
-                let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
-                let holding = Holdings(all: cells)
-                let observer = CountingObserver()
-                var subscription: C.Subscription?
-                // A view rendered before: mounted, then evaluated again, in the setup.
-                for _ in 0..<2 {
-                    _ = C.evaluate(
-                        { cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer,
-                        subscription: &subscription)
-                }
-                return ClosureInstance(counts: {
-                    InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications)
-                }) { ops in
-                    var total = 0.0
-                    for _ in 0..<ops {
-                        total += C.evaluate(
-                            {
-                                var sum = 0.0
-                                for cell in cells { sum += cell.value }
-                                return sum
-                            }, holding: holding, observer: observer, subscription: &subscription)
-                    }
-                    return Int(total)
-                }
-            })
-
-        // One operation: one of 64 objects changes (in turn), then the view re-evaluates.
-        list.append(
-            Benchmark(
-                family: "primitives/retrack-one-changed", contender: name,
-                parameterSets: sets("objects", [64]), parameterKinds: ["objects": .integer(1...4096)],
-                expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
-                instructionOperations: { _ in 1000 }
-            ) { params in
-                let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
-                let holding = Holdings(all: cells)
-                let observer = CountingObserver()
-                var subscription: C.Subscription?
-                // A view rendered before: mounted, then evaluated again, in the setup.
-                for _ in 0..<2 {
-                    _ = C.evaluate(
-                        { cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer,
-                        subscription: &subscription)
-                }
-                var round = 0.0
-                return ClosureInstance(counts: {
-                    InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications)
-                }) { ops in
-                    var total = 0.0
-                    round += 1
+        return Benchmark(
+            family: "primitives/retrack-unchanged", contender: name,
+            parameterSets: sets("objects", retrackObjectCounts), parameterKinds: objectsKind,
+            expectedCounts: { _ in InvalidationCounts() },
+            instructionOperations: instructionOperations
+        ) { params in
+            let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
+            let holding = Holdings(all: cells)
+            let observer = CountingObserver()
+            var subscription: C.Subscription?
+            // A view rendered before: mounted, then evaluated again, in the setup.
+            for _ in 0..<2 {
+                _ = C.evaluate(
+                    { cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer,
+                    subscription: &subscription)
+            }
+            return ClosureInstance(counts: {
+                InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications)
+            }) { ops in
+                var total = 0.0
+                for _ in 0..<ops {
                     total += C.evaluate(
                         {
                             var sum = 0.0
                             for cell in cells { sum += cell.value }
                             return sum
                         }, holding: holding, observer: observer, subscription: &subscription)
-                    for i in 0..<ops {
-                        cells[i % cells.count].value = round * 1_000_000 + Double(i)
-                        total += C.evaluate(
-                            {
-                                var sum = 0.0
-                                for cell in cells { sum += cell.value }
-                                return sum
-                            }, holding: holding, observer: observer, subscription: &subscription)
-                    }
-                    return Int(total)
                 }
-            })
+                return Int(total)
+            }
+        }
+    }
 
+    /// One operation: one of 64 objects changes (in turn), then the view re-evaluates.
+    static func retrackOneChanged<C: Contender>(_: C.Type) -> Benchmark {
+        let name = C.name
+        return Benchmark(
+            family: "primitives/retrack-one-changed", contender: name,
+            parameterSets: sets("objects", [64]), parameterKinds: ["objects": .integer(1...4096)],
+            expectedCounts: { _ in InvalidationCounts(notifications: 1, invalidations: 1) },
+            instructionOperations: { _ in 1000 }
+        ) { params in
+            let cells = (0..<params.int("objects", default: 64)).map { C.Cell(Double($0)) }
+            let holding = Holdings(all: cells)
+            let observer = CountingObserver()
+            var subscription: C.Subscription?
+            // A view rendered before: mounted, then evaluated again, in the setup.
+            for _ in 0..<2 {
+                _ = C.evaluate(
+                    { cells.reduce(0) { $0 + $1.value } }, holding: holding, observer: observer,
+                    subscription: &subscription)
+            }
+            var round = 0.0
+            return ClosureInstance(counts: {
+                InvalidationCounts(notifications: observer.notifications, invalidations: observer.notifications)
+            }) { ops in
+                var total = 0.0
+                round += 1
+                total += C.evaluate(
+                    {
+                        var sum = 0.0
+                        for cell in cells { sum += cell.value }
+                        return sum
+                    }, holding: holding, observer: observer, subscription: &subscription)
+                for i in 0..<ops {
+                    cells[i % cells.count].value = round * 1_000_000 + Double(i)
+                    total += C.evaluate(
+                        {
+                            var sum = 0.0
+                            for cell in cells { sum += cell.value }
+                            return sum
+                        }, holding: holding, observer: observer, subscription: &subscription)
+                }
+                return Int(total)
+            }
+        }
+    }
+
+    static func retracking<C: Contender>(_: C.Type) -> [Benchmark] {
+        var list = [retrackUnchanged(C.self), retrackOneChanged(C.self)]
         // Views on 1 or 2 threads re-evaluating over the same 64 objects (the reuse path), or over
         // 64 objects of their own; one operation is one evaluation on each thread, so perfect
         // scaling keeps the time per operation of 1 thread.

@@ -19,56 +19,15 @@ public enum Parser {
         }
         if first.hasPrefix("-") { return .run(try runOptions(arguments[...]).options) }
         guard subcommands.contains(first) else { throw UsageError("unknown subcommand '\(first)'; try 'bench --help'") }
-        var rest = arguments.dropFirst()
+        let rest = arguments.dropFirst()
         if rest.contains("--help") || rest.contains("-h") { return .help(first) }
 
         switch first {
         case "run":
             return .run(try runOptions(rest).options)
-        case "list":
-            var tokens = Tokens(rest)
-            var filter: String?
-            while let flag = try tokens.nextFlag() {
-                guard flag == "--filter" else { throw UsageError("unknown option '\(flag)' for list") }
-                filter = try tokens.value(for: flag)
-            }
-            return .list(filter: filter)
-        case "report":
-            var tokens = Tokens(rest)
-            var input = "results/latest/results.json"
-            var output: String?
-            var formats: Set<RunOptions.Format> = [.markdown]
-            while let flag = try tokens.nextFlag() {
-                switch flag {
-                case "--input": input = try tokens.value(for: flag)
-                case "--output": output = try tokens.value(for: flag)
-                case "--format": formats = try Self.formats(try tokens.value(for: flag))
-                default: throw UsageError("unknown option '\(flag)' for report")
-                }
-            }
-            return .report(input: input, output: output, formats: formats)
-        case "baseline":
-            guard rest.first == "save" else {
-                throw UsageError("usage: bench baseline save NAME [--input FILE] [--allow-dirty]")
-            }
-            rest = rest.dropFirst()
-            guard let name = rest.first, !name.hasPrefix("-") else { throw UsageError("baseline save needs a NAME") }
-            guard !name.contains("/"), name != ".", name != ".." else {
-                throw UsageError("baseline name '\(name)' must not contain '/'")
-            }
-            var tokens = Tokens(rest.dropFirst())
-            var input = "results/latest/results.json"
-            var allowDirty = false
-            while let flag = try tokens.nextFlag() {
-                switch flag {
-                case "--input": input = try tokens.value(for: flag)
-                case "--allow-dirty":
-                    try tokens.noValue(for: flag)
-                    allowDirty = true
-                default: throw UsageError("unknown option '\(flag)' for baseline save")
-                }
-            }
-            return .baselineSave(name: name, input: input, allowDirty: allowDirty)
+        case "list": return try list(rest)
+        case "report": return try report(rest)
+        case "baseline": return try baselineSave(rest)
         case "compare":
             guard rest.count == 2, !rest.contains(where: { $0.hasPrefix("-") }) else {
                 throw UsageError("usage: bench compare A B (baseline names or JSON files)")
@@ -81,6 +40,59 @@ public enum Parser {
         default:  // "help" is handled above
             return .help(nil)
         }
+    }
+
+    /// `bench list [--filter REGEX]`.
+    static func list(_ rest: ArraySlice<String>) throws(UsageError) -> Command {
+        var tokens = Tokens(rest)
+        var filter: String?
+        while let flag = try tokens.nextFlag() {
+            guard flag == "--filter" else { throw UsageError("unknown option '\(flag)' for list") }
+            filter = try tokens.value(for: flag)
+        }
+        return .list(filter: filter)
+    }
+
+    /// `bench report [--input FILE] [--output DIR] [--format ...]`.
+    static func report(_ rest: ArraySlice<String>) throws(UsageError) -> Command {
+        var tokens = Tokens(rest)
+        var input = "results/latest/results.json"
+        var output: String?
+        var formats: Set<RunOptions.Format> = [.markdown]
+        while let flag = try tokens.nextFlag() {
+            switch flag {
+            case "--input": input = try tokens.value(for: flag)
+            case "--output": output = try tokens.value(for: flag)
+            case "--format": formats = try Self.formats(try tokens.value(for: flag))
+            default: throw UsageError("unknown option '\(flag)' for report")
+            }
+        }
+        return .report(input: input, output: output, formats: formats)
+    }
+
+    /// `bench baseline save NAME [--input FILE] [--allow-dirty]`.
+    static func baselineSave(_ rest: ArraySlice<String>) throws(UsageError) -> Command {
+        guard rest.first == "save" else {
+            throw UsageError("usage: bench baseline save NAME [--input FILE] [--allow-dirty]")
+        }
+        let rest = rest.dropFirst()
+        guard let name = rest.first, !name.hasPrefix("-") else { throw UsageError("baseline save needs a NAME") }
+        guard !name.contains("/"), name != ".", name != ".." else {
+            throw UsageError("baseline name '\(name)' must not contain '/'")
+        }
+        var tokens = Tokens(rest.dropFirst())
+        var input = "results/latest/results.json"
+        var allowDirty = false
+        while let flag = try tokens.nextFlag() {
+            switch flag {
+            case "--input": input = try tokens.value(for: flag)
+            case "--allow-dirty":
+                try tokens.noValue(for: flag)
+                allowDirty = true
+            default: throw UsageError("unknown option '\(flag)' for baseline save")
+            }
+        }
+        return .baselineSave(name: name, input: input, allowDirty: allowDirty)
     }
 
     static func runOptions(_ arguments: ArraySlice<String>, acceptBaseline: Bool = false) throws(UsageError) -> (

@@ -23,6 +23,73 @@ public enum Usage {
           --keep-samples          also write samples.json, every raw sample (results.json holds summaries)
         """
 
+    /// `bench report --help`.
+    static let report = """
+        USAGE: bench report [--input FILE] [--output DIR] [--format csv,json,markdown,github-action-benchmark]
+
+        Regenerates files from a results.json or samples.json (default results/latest/results.json), into
+        DIR (default: the folder holding FILE). --format chooses (default markdown):
+          csv                      results.csv
+          json                     the compact results.json
+          markdown                 report.md (summary, charts, render cost, thread scaling, probe,
+                                   allocations), a report-<group>.md per benchmark group with every
+                                   percentile, and the SVG charts
+          github-action-benchmark  github-action-benchmark.json, for github-action-benchmark's
+                                   customSmallerIsBetter tool: one entry per benchmark x contender x
+                                   metric where less is better (time p50, instructions, mallocs, bytes)
+        Intervals of the time ratios, and the report's verdicts, need each process's samples: a
+        samples.json (run --keep-samples) has them, a results.json does not.
+
+        """
+
+    /// `bench check --help`.
+    static let check = """
+        USAGE: bench check --baseline FILE [run options]
+
+        Runs the suite (with the run options) and gates it against FILE:
+          - count metrics (notifications, invalidations, evaluations, unnecessary, missed) exactly,
+            and a workload's extra values (e.g. the grid's sum and count) exactly;
+          - mallocs per operation within an absolute tolerance;
+          - speed: lockfree's instructions per operation (callgrind) where the baseline counted them
+            (the deterministic, single-threaded benchmarks), within instructionTolerance of the
+            baseline's; elsewhere the p50 time ratio lockfree / apple of this run against the
+            baseline's ratio, within timeRatioTolerance,
+            with suspects re-measured with more samples before the verdict.
+        Tolerances come from results/thresholds/<swift version>.json (committed; written with the
+        defaults below when missing):
+        \(Thresholds.defaultsJSON)
+
+        Options:
+          --baseline FILE         a baseline name (results/baselines/NAME.json) or a JSON file
+        \(runOptions)
+
+        \(exitCodes)
+
+        """
+
+    /// `bench --help`.
+    static let overview = """
+        USAGE: bench [subcommand] [options]
+
+        Measures the observation contenders and reports time, allocations and invalidations per operation.
+
+        Subcommands:
+          run                     measure the suite (the default when no subcommand is given)
+          list                    print benchmark names
+          report                  regenerate report.md, its pages and charts, or an export, from a results.json
+          baseline save NAME      keep a results.json as a named baseline
+          compare A B             compare two result sets
+          check --baseline FILE   run and gate against a baseline
+
+        Run options (bench run / bench check):
+        \(runOptions)
+
+        See 'bench <subcommand> --help' for more.
+
+        \(exitCodes)
+
+        """
+
     public static func text(for topic: String?) -> String {
         switch topic {
         case "run":
@@ -31,76 +98,15 @@ public enum Usage {
         case "list":
             return
                 "USAGE: bench list [--filter REGEX]\n\nPrints every benchmark's full name once, e.g. books/toggle-available/n=100000/visible=50.\n"
-        case "report":
-            return """
-                USAGE: bench report [--input FILE] [--output DIR] [--format csv,json,markdown,github-action-benchmark]
-
-                Regenerates files from a results.json or samples.json (default results/latest/results.json), into
-                DIR (default: the folder holding FILE). --format chooses (default markdown):
-                  csv                      results.csv
-                  json                     the compact results.json
-                  markdown                 report.md (summary, charts, render cost, thread scaling, probe,
-                                           allocations), a report-<group>.md per benchmark group with every
-                                           percentile, and the SVG charts
-                  github-action-benchmark  github-action-benchmark.json, for github-action-benchmark's
-                                           customSmallerIsBetter tool: one entry per benchmark x contender x
-                                           metric where less is better (time p50, instructions, mallocs, bytes)
-                Intervals of the time ratios, and the report's verdicts, need each process's samples: a
-                samples.json (run --keep-samples) has them, a results.json does not.
-
-                """
+        case "report": return report
         case "baseline":
             return
                 "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check reads of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
         case "compare":
             return
                 "USAGE: bench compare A B\n\nPrints a Markdown table of every metric in A and B (baseline names or JSON files): old, new, delta,\nratio; \"(?)\" marks rows whose p25..p75 ranges overlap.\n"
-        case "check":
-            return """
-                USAGE: bench check --baseline FILE [run options]
-
-                Runs the suite (with the run options) and gates it against FILE:
-                  - count metrics (notifications, invalidations, evaluations, unnecessary, missed) exactly,
-                    and a workload's extra values (e.g. the grid's sum and count) exactly;
-                  - mallocs per operation within an absolute tolerance;
-                  - speed: lockfree's instructions per operation (callgrind) where the baseline counted them
-                    (the deterministic, single-threaded benchmarks), within instructionTolerance of the
-                    baseline's; elsewhere the p50 time ratio lockfree / apple of this run against the
-                    baseline's ratio, within timeRatioTolerance,
-                    with suspects re-measured with more samples before the verdict.
-                Tolerances come from results/thresholds/<swift version>.json (committed; written with the
-                defaults below when missing):
-                \(Thresholds.defaultsJSON)
-
-                Options:
-                  --baseline FILE         a baseline name (results/baselines/NAME.json) or a JSON file
-                \(runOptions)
-
-                \(exitCodes)
-
-                """
-        default:
-            return """
-                USAGE: bench [subcommand] [options]
-
-                Measures the observation contenders and reports time, allocations and invalidations per operation.
-
-                Subcommands:
-                  run                     measure the suite (the default when no subcommand is given)
-                  list                    print benchmark names
-                  report                  regenerate report.md, its pages and charts, or an export, from a results.json
-                  baseline save NAME      keep a results.json as a named baseline
-                  compare A B             compare two result sets
-                  check --baseline FILE   run and gate against a baseline
-
-                Run options (bench run / bench check):
-                \(runOptions)
-
-                See 'bench <subcommand> --help' for more.
-
-                \(exitCodes)
-
-                """
+        case "check": return check
+        default: return overview
         }
     }
 }

@@ -131,6 +131,19 @@ enum Books {
                 new.isSelected = true
                 try scene.frame()
             }
+        case "swap", "remove-insert", "append-remove", "scroll":
+            return listEdit(step, scene)
+        default:
+            throw BenchmarkFailure("unknown book step \(step)")
+        }
+    }
+
+    /// The steps that edit the list or scroll it: one operation of `step` on `scene`.
+    static func listEdit<C: Contender>(_ step: String, _ scene: BookScene<C>) -> (Int) throws -> Void {
+        let library = scene.library
+        let visible = scene.visible
+        let n = library.books.count
+        switch step {
         case "swap":
             return { _ in
                 library.swapAt(scene.windowStart, scene.windowStart + min(2, visible - 1))
@@ -153,13 +166,11 @@ enum Books {
                 _ = library.remove(at: library.books.count - 1)
                 try scene.frame()
             }
-        case "scroll":
+        default:  // scroll
             return { _ in
                 guard 2 * visible <= n else { return }
                 try scene.scroll(by: visible)
             }
-        default:
-            throw BenchmarkFailure("unknown book step \(step)")
         }
     }
 

@@ -66,8 +66,33 @@ enum ViewTrees {
     }
 
     static func kairoTree<C: Contender>(_: C.Type, _ name: String) -> Tree<C> {
+        let kairo = KairoShapes<C>()
+        switch name {
+        case "deep": kairo.deep()
+        case "broad": kairo.broad()
+        case "diamond": kairo.diamond()
+        case "triangle": kairo.triangle()
+        case "repeated":
+            let node = kairo.derived("repeated", 1, [kairo.source]) {
+                (0..<30).reduce(0) { acc, _ in acc + kairo.source.value }
+            }
+            kairo.leaf(2, node)
+        case "mux": return kairo.mux()
+        case "unstable": kairo.unstable()
+        default: kairo.avoidable()
+        }
+        return Tree(graph: kairo.graph) { _ in
+            kairo.source.value += 1
+            try kairo.graph.flush()
+        }
+    }
+
+    /// The kairo shapes: a graph, its source, and the nodes each shape mounts on them.
+    struct KairoShapes<C: Contender> {
         let graph = ViewGraph<C>()
         let source = C.Cell(0)
+
+        /// A node computing `f` from `inputs`, publishing it in the cell returned.
         func derived(_ label: String, _ depth: Int, _ inputs: [C.Cell], _ f: @escaping () -> Double) -> C.Cell {
             let out = C.Cell(0)
             graph.mount(
@@ -76,28 +101,37 @@ enum ViewTrees {
                 })
             return out
         }
+
         func leaf(_ depth: Int, _ cell: C.Cell) {
             graph.mount(ViewNode("leaf", depth: depth, holding: Holdings(cell), graph: graph) { Int(cell.value) })
         }
-        switch name {
-        case "deep":
+
+        func deep() {
             var last = source
             for i in 1...50 {
                 let input = last
                 last = derived("deep\(i)", i, [input]) { input.value + 1 }
             }
             leaf(51, last)
-        case "broad":
+        }
+
+        func broad() {
+            let source = self.source
             for j in 0..<50 {
                 let a = derived("broad\(j).a", 1, [source]) { source.value + Double(j) }
                 let b = derived("broad\(j).b", 2, [a]) { a.value + 1 }
                 leaf(3, b)
             }
-        case "diamond":
+        }
+
+        func diamond() {
+            let source = self.source
             let mids = (0..<5).map { k in derived("diamond\(k)", 1, [source]) { source.value + Double(k) } }
             let sum = derived("diamond.sum", 2, mids) { mids.reduce(0) { $0 + $1.value } }
             leaf(3, sum)
-        case "triangle":
+        }
+
+        func triangle() {
             var levels: [C.Cell] = []
             var last = source
             for i in 1...10 {
@@ -108,12 +142,12 @@ enum ViewTrees {
             let all = levels
             let sum = derived("triangle.sum", 11, all) { all.reduce(0) { $0 + $1.value } }
             leaf(12, sum)
-        case "repeated":
-            let node = derived("repeated", 1, [source]) { (0..<30).reduce(0) { acc, _ in acc + source.value } }
-            leaf(2, node)
-        case "mux":
-            // 100 sources; the mux node aggregates them into a dictionary (kept beside it, its
-            // observable output a version of it); 100 pickers read one key each; +1; leaves.
+        }
+
+        /// 100 sources; the mux node aggregates them into a dictionary (kept beside it, its
+        /// observable output a version of it); 100 pickers read one key each; +1; leaves. One
+        /// operation writes one source, in turn.
+        func mux() -> Tree<C> {
             let sources = (0..<100).map { C.Cell(Double($0)) }
             var dictionary = [Int: Double]()
             let mux = derived("mux", 1, sources) {
@@ -133,13 +167,16 @@ enum ViewTrees {
                 leaf(4, plusOne)
             }
             var next = 0
-            return Tree(graph: graph) { _ in
+            return Tree(graph: graph) { [graph] _ in
                 let key = next % 100
                 next += 1
                 sources[key].value += 1
                 try graph.flush()
             }
-        case "unstable":
+        }
+
+        func unstable() {
+            let source = self.source
             let double = derived("double", 1, [source]) { source.value * 2 }
             let inverse = derived("inverse", 1, [source]) { -source.value }
             let unstable = derived("unstable", 2, [source, double, inverse]) {
@@ -148,17 +185,15 @@ enum ViewTrees {
                 return sum
             }
             leaf(3, unstable)
-        default:  // avoidable
-            let c1 = derived("c1", 1, [source]) { source.value }
+        }
+
+        func avoidable() {
+            let c1 = derived("c1", 1, [source]) { [source] in source.value }
             let c2 = derived("c2", 2, [c1]) { c1.value * 0 }
             let c3 = derived("c3", 3, [c2]) { c2.value + 1 }
             let c4 = derived("c4", 4, [c3]) { c3.value + 2 }
             let c5 = derived("c5", 5, [c4]) { c4.value + 3 }
             leaf(6, c5)
-        }
-        return Tree(graph: graph) { _ in
-            source.value += 1
-            try graph.flush()
         }
     }
 
