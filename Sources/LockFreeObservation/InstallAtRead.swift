@@ -214,7 +214,7 @@ extension TrackedObject {
             if slot.pointee.compareExchange(
                 expected: current, desired: current | bit, ordering: .sequentiallyConsistent
             ).exchanged {
-                if TrackingScope.publishAndRecheck(self, mask: bit, version: writes, ownWrites: 0, straddling: false) {
+                if _publishAndRecheck(mask: bit, version: writes, ownWrites: 0, straddling: false) {
                     thread.pointee.atRead.changed = 1
                 }
                 return

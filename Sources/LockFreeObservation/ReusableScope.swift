@@ -929,20 +929,16 @@ public struct ReusableScope: Sendable, Hashable {
         let entry = tracking_entry(
             object: dependency.object, mask: mask, version: 0, word: dependency.word, ownWrites: 0, previous: -1,
             position: 0, dependency: -1)
-        var slots = 0
-        var only: UnsafeMutablePointer<Atomic<UInt64>>?
         let (version, ownWrites) = (dependency.version, dependency.ownWrites)
-        let changed = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
-            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
-                only = object._insertObserver($0)
-                slots += 1
-            }
-            return TrackingScope.publishAndRecheck(
-                object, mask: mask, version: version, ownWrites: ownWrites, straddling: straddling)
+        let installed = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
+            $0._installObservers(
+                of: entry, record: record, generation: generation, version: version, ownWrites: ownWrites,
+                straddling: straddling)
         }
+        let changed = installed.changed
         // Compared: later runs find it settled (no write in flight), not theirs.
         dependency.version &= ~WriteWord.inFlightMask
-        dependency.slot = slots == 1 ? only : nil
+        dependency.slot = installed.slots == 1 ? installed.first : nil
         dependency.mask = mask
         dependency.straddling = straddling
         return changed
@@ -960,22 +956,10 @@ public struct ReusableScope: Sendable, Hashable {
         let entry = tracking_entry(
             object: dependency.object, mask: dependency.mask, version: 0, word: dependency.word, ownWrites: 0,
             previous: -1, position: 0, dependency: -1)
-        if let slot = dependency.slot {
-            var content: UInt64 = 0
-            TrackingScope.forEachSlot(
-                of: entry, record: record, generation: generation, straddling: dependency.straddling
-            ) {
-                content = $0.raw
-            }
-            // Release: nothing to publish but the emptiness; an installer's claim reads it.
-            if slot.pointee.compareExchange(expected: content, desired: 0, ordering: .releasing).exchanged { return }
-        }
-        Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef { object in
-            TrackingScope.forEachSlot(
-                of: entry, record: record, generation: generation, straddling: dependency.straddling
-            ) { content in
-                object._slot(holding: content)?.pointee.store(0, ordering: .releasing)
-            }
+        Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
+            $0._uninstallObservers(
+                of: entry, record: record, generation: generation, straddling: dependency.straddling,
+                slot: dependency.slot)
         }
     }
 }

@@ -1,7 +1,75 @@
 import CTrackingSupport
 import Synchronization
 
+// What a scope does to an object's observer state: install its slots, empty them, publish their
+// properties and re-check the write word. The scopes decide what the slots hold
+// (`TrackingScope.forEachSlot`); these keep them, lock-free.
 extension TrackedObject {
+    /// Installs the slots `TrackingScope.forEachSlot` makes of `entry` for the scope `record` in
+    /// its incarnation `generation` (`straddling`: marked so), then publishes the properties and
+    /// re-checks the write word against `version`, the word the read loaded, and the reader's own
+    /// writes since (`_publishAndRecheck`). Returns how many slots it wrote, the first one, and
+    /// whether a write may have raced the read.
+    @inline(__always)
+    final func _installObservers(
+        of entry: tracking_entry, record: UInt32, generation: UInt32, version: UInt64, ownWrites: UInt32,
+        straddling: Bool
+    ) -> (slots: Int, first: UnsafeMutablePointer<Atomic<UInt64>>?, changed: Bool) {
+        var slots = 0
+        var first: UnsafeMutablePointer<Atomic<UInt64>>?
+        TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
+            let slot = _insertObserver($0)
+            if slots == 0 { first = slot }
+            slots += 1
+        }
+        let changed = _publishAndRecheck(
+            mask: entry.mask, version: version, ownWrites: ownWrites, straddling: straddling)
+        return (slots, first, changed)
+    }
+
+    /// Empties the slots `_installObservers` wrote of `entry` for the scope, which holds them (no
+    /// other thread claims, empties or rewrites them meanwhile). `slot`, when the entry had one
+    /// slot, is where it was written: emptied only if it still holds the content (another slot of
+    /// that content is emptied otherwise; see `ReusableScope.clearSlots`).
+    @inline(__always)
+    final func _uninstallObservers(
+        of entry: tracking_entry, record: UInt32, generation: UInt32, straddling: Bool,
+        slot: UnsafeMutablePointer<Atomic<UInt64>>?
+    ) {
+        if let slot {
+            var content: UInt64 = 0
+            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
+                content = $0.raw
+            }
+            // Release: nothing to publish but the emptiness; an installer's claim reads it.
+            if slot.pointee.compareExchange(expected: content, desired: 0, ordering: .releasing).exchanged { return }
+        }
+        TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
+            _slot(holding: $0)?.pointee.store(0, ordering: .releasing)
+        }
+    }
+
+    /// The rest of the installer's Dekker half (see `_writes`), once its slots are written
+    /// (seq_cst): the mask published, then the write word loaded, or, when a write was in flight
+    /// at the read (`straddling`), `straddled` set by a read-modify-write. Mask bits are never
+    /// cleared, so one already set needs no write. Returns whether a write other than this
+    /// thread's own `ownWrites` has begun or ended since `version` was loaded: a change the scope
+    /// may have missed, to report instead of losing it.
+    @inline(__always)
+    final func _publishAndRecheck(mask: UInt64, version: UInt64, ownWrites: UInt32, straddling: Bool) -> Bool {
+        let observed = SlotsWord.bits(of: mask)
+        if _slots.load(ordering: .sequentiallyConsistent) & observed != observed {
+            _slots.bitwiseOr(observed, ordering: .sequentiallyConsistent)
+        }
+        _schedulePoint()
+        let writes =
+            straddling
+            ? _writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
+            : _writes.load(ordering: .sequentiallyConsistent)
+        let expected = WriteWord.counts(version) &+ UInt64(ownWrites) &* WriteWord.begunUnit
+        return WriteWord.counts(writes) != expected
+    }
+
     /// Publishes `content` in a free slot of this object, in the chain of the calling thread's lane
     /// (`_laneSlots`). Lock-free: a slot is claimed by compare-and-swap from empty, or from a dead
     /// scope's content; a full chain grows by one block.

@@ -249,40 +249,11 @@ enum TrackingScope {
     static func installSlots(
         of entry: tracking_entry, in object: TrackedObject, record index: UInt32, generation: UInt32
     ) -> (slots: Int, changed: Bool, masked: UnsafeMutablePointer<Atomic<UInt64>>?) {
-        let straddling = WriteWord.inFlight(entry.version) != 0
-        var slots = 0
-        var masked: UnsafeMutablePointer<Atomic<UInt64>>? = nil
-        forEachSlot(of: entry, record: index, generation: generation, straddling: straddling) {
-            let slot = object._insertObserver($0)
-            if slots == 0 && $0.isMasked { masked = slot }
-            slots += 1
-        }
-        let changed = publishAndRecheck(
-            object, mask: entry.mask, version: entry.version, ownWrites: entry.ownWrites, straddling: straddling)
-        return (slots, changed, masked)
-    }
-
-    /// The rest of the installer's Dekker half (see `TrackedObject._writes`), once its slots are
-    /// written (seq_cst): the mask published, then the write word loaded, or, when a write was in
-    /// flight at the read (`straddling`), `straddled` set by a read-modify-write. Mask bits are
-    /// never cleared, so one already set needs no write. Returns whether a write other than this
-    /// thread's own `ownWrites` has begun or ended since `version` was loaded: a change the scope
-    /// may have missed, to report instead of losing it.
-    @inline(__always)
-    static func publishAndRecheck(
-        _ object: TrackedObject, mask: UInt64, version: UInt64, ownWrites: UInt32, straddling: Bool
-    ) -> Bool {
-        let observed = SlotsWord.bits(of: mask)
-        if object._slots.load(ordering: .sequentiallyConsistent) & observed != observed {
-            object._slots.bitwiseOr(observed, ordering: .sequentiallyConsistent)
-        }
-        _schedulePoint()
-        let writes =
-            straddling
-            ? object._writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
-            : object._writes.load(ordering: .sequentiallyConsistent)
-        let expected = WriteWord.counts(version) &+ UInt64(ownWrites) &* WriteWord.begunUnit
-        return WriteWord.counts(writes) != expected
+        let installed = object._installObservers(
+            of: entry, record: index, generation: generation, version: entry.version, ownWrites: entry.ownWrites,
+            straddling: WriteWord.inFlight(entry.version) != 0)
+        let masked = entry.word == 0 && entry.mask & lowMask != 0 ? installed.first : nil
+        return (installed.slots, installed.changed, masked)
     }
 
     /// The properties that share one slot (`SlotContent`'s mask form), as bits of word 0.

@@ -123,7 +123,7 @@ extension ContractTests {
         /// The same for a dependency the run adds: its own write, begun after the read, scans no
         /// slot of the scope's (it has none yet; another scope observes the property, so the write
         /// is an observed one, told at its end only to straddling slots). The install's re-check
-        /// finds it still in flight and reports it (lock-free: `TrackingScope.publishAndRecheck`:
+        /// finds it still in flight and reports it (lock-free: `TrackedObject._publishAndRecheck`:
         /// the write word's in-flight count is compared too): the scope is told, so the next run
         /// arms it again and looks. Were it not reported, that run would keep the old value unheard.
         @Test(arguments: Registrar.allCases)
