@@ -132,31 +132,6 @@ extension TrackedObject {
         Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { $0._countOwnWrite() }
     }
 
-    /// A mutation inside a tracked closure moves `begun` without being a change the scope missed:
-    /// count it in this thread's entries for the object, so that the install-time check expects it.
-    final func _countOwnWrite() {
-        let thread = tracking_thread_state()!
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        if let entries = thread.pointee.entries {
-            for i in 0..<thread.pointee.count where entries[i].object == me {
-                entries[i].ownWrites &+= 1
-            }
-        }
-        // The running reusable scope's kept dependencies read so far.
-        if thread.pointee.run.cursorDepth != 0 {
-            let cursor = thread.pointee.heldCursor ?? thread.pointee.run.cursor
-            for i in 0..<DependencyHead.index(cursor, in: thread.pointee.run.dependencies) {
-                let dependency = DependencyHead.at(thread.pointee.run.dependencies, i)
-                // (Compared as keys: a hole has no object.)
-                if dependency.pointee.baseKey & DependencyHead.objectBits == UInt(bitPattern: me)
-                    && dependency.pointee.read != 0
-                {
-                    dependency.rest(thread).pointee.ownWrites &+= 1
-                }
-            }
-        }
-    }
-
     /// The slow path of `didMutate`: `straddled` was set. Notifies the straddling scopes that watch
     /// `property`, then clears `straddled` if no write is in flight any more.
     @inline(never)

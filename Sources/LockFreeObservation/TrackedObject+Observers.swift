@@ -70,6 +70,18 @@ extension TrackedObject {
         return WriteWord.counts(writes) != expected
     }
 
+    /// Adds the property `bit` (below 15) to the masked slot `slot`, which the caller's scope holds
+    /// (no writer or installer changes it meanwhile), for a read of a further property at an
+    /// install at reads (`_installPropertyAtRead`). Returns whether it did.
+    @inline(__always)
+    final func _widenObserver(_ slot: UnsafeMutablePointer<Atomic<UInt64>>, by bit: UInt64) -> Bool {
+        let current = slot.pointee.load(ordering: .relaxed)
+        // seq_cst: the slot write of the installer's Dekker half (see `_writes`).
+        return slot.pointee.compareExchange(
+            expected: current, desired: current | bit, ordering: .sequentiallyConsistent
+        ).exchanged
+    }
+
     /// Publishes `content` in a free slot of this object, in the chain of the calling thread's lane
     /// (`_laneSlots`). Lock-free: a slot is claimed by compare-and-swap from empty, or from a dead
     /// scope's content; a full chain grows by one block.

@@ -72,7 +72,7 @@ extension TrackingScope {
     /// masked slot it wrote, if any (`_installPropertyAtRead` widens it for a further property).
     @inline(__always) @discardableResult
     static func installAtRead(
-        _ entry: tracking_entry, in object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>
+        _ entry: tracking_entry, in object: RegistrarObject, _ thread: UnsafeMutablePointer<tracking_thread>
     ) -> UnsafeMutablePointer<Atomic<UInt64>>? {
         if thread.pointee.atRead.record == TRACKING_RECORD_NOT_TAKEN { takeRecord(thread) }
         let (slots, changed, masked) = installSlots(
@@ -106,7 +106,7 @@ extension TrackingScope {
         if let entries = thread.pointee.entries {
             for i in start..<thread.pointee.count where entries[i].word & TRACKING_WORD_INSTALLED == 0 {
                 let entry = entries[i]
-                Unmanaged<TrackedObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
+                Unmanaged<RegistrarObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
                     let installed = installSlots(of: entry, in: object, record: index, generation: generation)
                     slots &+= installed.slots
                     if installed.changed { changed = true }
@@ -190,7 +190,7 @@ extension TrackingScope {
     }
 }
 
-extension TrackedObject {
+extension RegistrarObject {
     /// A further property of an object word already installed at a read, checked against the write
     /// word loaded now (before the caller reads the value). A property below 15 widens the
     /// entry's masked slot (`tracking_entry.version` holds its address): a compare-and-swap that
@@ -207,18 +207,13 @@ extension TrackedObject {
         entry.pointee.mask |= bit
         let writes = _writes.load(ordering: .sequentiallyConsistent)
         if property < SlotContent.maskedProperties && WriteWord.inFlight(writes) == 0,
-            let slot = UnsafeMutablePointer<Atomic<UInt64>>(bitPattern: UInt(entry.pointee.version))
+            let slot = UnsafeMutablePointer<Atomic<UInt64>>(bitPattern: UInt(entry.pointee.version)),
+            _widenObserver(slot, by: bit)
         {
-            let current = slot.pointee.load(ordering: .relaxed)
-            // seq_cst: the slot write of the installer's Dekker half (see `_writes`).
-            if slot.pointee.compareExchange(
-                expected: current, desired: current | bit, ordering: .sequentiallyConsistent
-            ).exchanged {
-                if _publishAndRecheck(mask: bit, version: writes, ownWrites: 0, straddling: false) {
-                    thread.pointee.atRead.changed = 1
-                }
-                return
+            if _publishAndRecheck(mask: bit, version: writes, ownWrites: 0, straddling: false) {
+                thread.pointee.atRead.changed = 1
             }
+            return
         }
         let single = tracking_entry(
             object: entry.pointee.object, mask: bit, version: writes,

@@ -1,38 +1,7 @@
 @preconcurrency import CTrackingSupport
 import Synchronization
 
-/// The calling thread's scope depth: a load of the C thread-local `tracking_current` (initial-exec
-/// TLS), inlined into every getter. A plain global load, not a call, so the optimiser keeps the
-/// object a getter reads at +0. (`@preconcurrency`: the thread-local is per thread, never shared.)
-@inlinable @inline(__always)
-var _trackingDepth: Int { tracking_current.depth }
-
-/// This registrar's run cursor (`RunCursor`): `tracking_current.run`, and a schedule point after a
-/// read kept at the cursor (the window between the run's arming and the caller's load of the value).
-@usableFromInline
-enum TrackingRunCursor: RunCursor {
-    @inlinable
-    static var cursor: UnsafeMutableRawPointer? {
-        @inline(__always) get { tracking_current.run.cursor }
-        @inline(__always) set { tracking_current.run.cursor = newValue }
-    }
-
-    @inlinable
-    static var dependencyCount: Int {
-        @inline(__always) get { tracking_current.run.dependencyCount }
-    }
-
-    @inlinable
-    static var bitsRead: Int {
-        @inline(__always) get { tracking_current.run.bitsRead }
-        @inline(__always) set { tracking_current.run.bitsRead = newValue }
-    }
-
-    @inlinable @inline(__always)
-    static func keptAtCursor() { _schedulePoint() }
-}
-
-extension TrackedObject {
+extension RegistrarObject {
     /// Records a read of `property` in the calling thread's innermost tracking scope, if one is
     /// open.
     ///
@@ -221,7 +190,7 @@ extension TrackedObject {
     /// while a scope is open on its thread.
     @inline(never)
     final func _appendAccess(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>, previous: Int) {
-        precondition(UInt(bitPattern: property) < UInt(TrackedObject.propertyLimit), "property index out of range")
+        precondition(UInt(bitPattern: property) < UInt(RegistrarObject.propertyLimit), "property index out of range")
         let me = Unmanaged.passUnretained(self).toOpaque()
         if _slowPath(swift_isDeallocating(me)) { return }
         let word = UInt32(truncatingIfNeeded: property >> 6)
@@ -422,13 +391,13 @@ extension TrackedObject {
 /// commonest repeated reads are answered here, with no stack frame (`_recordRepeatedAccess`);
 /// the rest goes to `_trackingRecordAccessSlow`.
 @usableFromInline @_effects(releasenone)
-func _trackingRecordAccess(_ object: TrackedObject, _ property: Int) {
-    let thread = tracking_thread_state().unsafelyUnwrapped
+func _trackingRecordAccess(_ object: RegistrarObject, _ property: Int) {
+    let thread = registrarThread()
     if object._recordRepeatedAccess(property, thread) { return }
     _trackingRecordAccessSlow(object, property)
 }
 
-extension TrackedObject {
+extension RegistrarObject {
     /// A read in a run whose cursor is held away from the getters (`tracking_thread.heldCursor`).
     /// If no observed write is in flight any more (seq_cst, as the run's own load after arming),
     /// the run lets go of the cursor: a write counted after this load scans after the arming and
@@ -441,7 +410,7 @@ extension TrackedObject {
     final func _readWhileHeld(_ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>) -> Bool {
         // A scope nested in the run records its reads itself: the run's cursor is not its own.
         guard thread.pointee.run.cursorDepth == thread.pointee.depth else { return false }
-        if !tracking_observed_writes_are_in_flight() {
+        if !Registrar.observedWritesAreInFlight {
             thread.pointee.run.cursor = thread.pointee.heldCursor
             thread.pointee.heldCursor = nil
             return _keepReadInline(property)
@@ -482,7 +451,7 @@ func _withHeldCursorPutBack<T>(_ thread: UnsafeMutablePointer<tracking_thread>, 
 /// read: it compares with `run.cursor`.)
 @inline(never) @_effects(releasenone)
 func _trackingRecordHeldAccess(
-    _ object: TrackedObject, _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>
+    _ object: RegistrarObject, _ property: Int, _ thread: UnsafeMutablePointer<tracking_thread>
 ) {
     _withHeldCursorPutBack(thread) {
         if !object._recordRepeatedAccess(property, thread) { object._recordAccess(property, thread) }
@@ -490,8 +459,8 @@ func _trackingRecordHeldAccess(
 }
 
 @inline(never) @_effects(releasenone)
-func _trackingRecordAccessSlow(_ object: TrackedObject, _ property: Int) {
-    let thread = tracking_thread_state().unsafelyUnwrapped
+func _trackingRecordAccessSlow(_ object: RegistrarObject, _ property: Int) {
+    let thread = registrarThread()
     // In a held run (`_recordRepeatedAccess` declined: it answers no kept dependency's read then).
     if _slowPath(thread.pointee.heldCursor != nil) {
         if object._readWhileHeld(property, thread) { return }
@@ -501,4 +470,31 @@ func _trackingRecordAccessSlow(_ object: TrackedObject, _ property: Int) {
         }
     }
     object._recordAccess(property, thread)
+}
+
+extension RegistrarObject {
+    /// A mutation inside a tracked closure moves `begun` without being a change the scope missed:
+    /// count it in this thread's entries for the object, so that the install-time check expects it.
+    final func _countOwnWrite() {
+        let thread = registrarThread()
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        if let entries = thread.pointee.entries {
+            for i in 0..<thread.pointee.count where entries[i].object == me {
+                entries[i].ownWrites &+= 1
+            }
+        }
+        // The running reusable scope's kept dependencies read so far.
+        if thread.pointee.run.cursorDepth != 0 {
+            let cursor = thread.pointee.heldCursor ?? thread.pointee.run.cursor
+            for i in 0..<DependencyHead.index(cursor, in: thread.pointee.run.dependencies) {
+                let dependency = DependencyHead.at(thread.pointee.run.dependencies, i)
+                // (Compared as keys: a hole has no object.)
+                if dependency.pointee.baseKey & DependencyHead.objectBits == UInt(bitPattern: me)
+                    && dependency.pointee.read != 0
+                {
+                    dependency.rest(thread).pointee.ownWrites &+= 1
+                }
+            }
+        }
+    }
 }

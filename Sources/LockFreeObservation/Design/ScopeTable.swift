@@ -37,14 +37,14 @@ final class ScopeTable: @unchecked Sendable {
         for i in 0..<Self.chunkCount { (storeChunks + i).initialize(to: Atomic(0)) }
         // The one table of the process: `record(_:)` and `store(_:)` reach its chunks through the
         // C globals, without `shared`'s lazy-initialisation check.
-        tracking_scope_chunks_publish(UnsafeMutableRawPointer(chunks), UnsafeMutableRawPointer(storeChunks))
+        Registrar.publishChunks(UnsafeMutableRawPointer(chunks), UnsafeMutableRawPointer(storeChunks))
     }
 
     /// The record at `index`, which must have been handed out by `acquire()` (so the table, and
     /// the C globals it published, exist).
     @inline(__always)
     static func record(_ index: UInt32) -> UnsafeMutablePointer<ScopeRecord> {
-        let chunks = tracking_scope_chunks_get().unsafelyUnwrapped.assumingMemoryBound(to: Atomic<UInt>.self)
+        let chunks = Registrar.scopeChunks.unsafelyUnwrapped.assumingMemoryBound(to: Atomic<UInt>.self)
         // Acquire: pairs with the release publication of the chunk.
         let chunk = chunks[Int(index) >> chunkShift].load(ordering: .acquiring)
         return UnsafeMutablePointer<ScopeRecord>(bitPattern: chunk).unsafelyUnwrapped + (Int(index) & (chunkSize - 1))
@@ -54,7 +54,7 @@ final class ScopeTable: @unchecked Sendable {
     /// Its chunk is made by the first reusable scope among the chunk's records (`makeStoreChunk`).
     @inline(__always)
     static func store(_ index: UInt32) -> UnsafeMutablePointer<DependencyStore> {
-        let storeChunks = tracking_store_chunks_get().unsafelyUnwrapped.assumingMemoryBound(to: Atomic<UInt>.self)
+        let storeChunks = Registrar.storeChunks.unsafelyUnwrapped.assumingMemoryBound(to: Atomic<UInt>.self)
         let chunkIndex = Int(index) >> chunkShift
         // Acquire: pairs with the release publication of the chunk.
         var chunk = storeChunks[chunkIndex].load(ordering: .acquiring)

@@ -135,7 +135,7 @@ public struct ReusableScope: Sendable, Hashable {
 
     /// Whether the calling thread's running reusable scope holds its cursor away from the getters
     /// (`tracking_thread.heldCursor`; diagnostics and tests).
-    static var holdsItsCursor: Bool { tracking_thread_state()!.pointee.heldCursor != nil }
+    static var holdsItsCursor: Bool { registrarThread().pointee.heldCursor != nil }
 
     /// How many object words the last run read (the owner's view; for tests).
     package var dependencyCount: Int { ScopeTable.store(record).pointee.count - ScopeTable.store(record).pointee.holes }
@@ -163,7 +163,7 @@ public struct ReusableScope: Sendable, Hashable {
     /// Running the scope inside its own run, or after ``cancel()``, is a precondition failure.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
         let scope = self.scope
-        let thread = tracking_thread_state()!
+        let thread = registrarThread()
         let wasArmed = arm(scope)
         let savedStart = thread.pointee.scopeStart
         let start = thread.pointee.count
@@ -267,7 +267,7 @@ public struct ReusableScope: Sendable, Hashable {
             }
         }
         TrackingScope.end(thread, savedStart: savedStart)
-        if let displaced { Unmanaged<TrackedObject>.fromOpaque(displaced).release() }
+        if let displaced { Unmanaged<RegistrarObject>.fromOpaque(displaced).release() }
         if changed { TrackingScope.fireNow(record, generation: generation) }
     }
 
@@ -325,7 +325,7 @@ public struct ReusableScope: Sendable, Hashable {
         let scope = self.scope
         let state = ScopeState(raw: scope.pointee.state.load(ordering: .acquiring))
         guard state.generation == generation && (state.isArmed || state.isIdle) else { return false }
-        let thread = tracking_thread_state()!
+        let thread = registrarThread()
         let store = ScopeTable.store(record)
         if scope.pointee.runner.load(ordering: .relaxed) == UInt(bitPattern: thread) {
             // Running on this thread: its run's end closes it (`closeCancelledRun`); until then
@@ -498,7 +498,7 @@ public struct ReusableScope: Sendable, Hashable {
         /// are emptied (until then, a write notified the scope).
         func reinstall(_ dependency: inout Dependency, mask: UInt64) {
             if !dependency.versionIsThisRuns {
-                dependency.version = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
+                dependency.version = Unmanaged<RegistrarObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
                     // seq_cst: before the slots are emptied, the reader's half of the Dekker pair.
                     $0._writes.load(ordering: .sequentiallyConsistent)
                 }
@@ -858,7 +858,7 @@ public struct ReusableScope: Sendable, Hashable {
     @inline(__always)
     private static func looksForWritesInFlight(_ store: UnsafeMutablePointer<DependencyStore>, wasArmed: Bool) -> Bool {
         if wasArmed && !store.pointee.uncheckedArming && store.pointee.straddling == 0 { return false }
-        if _slowPath(tracking_observed_writes_are_in_flight()) {
+        if _slowPath(Registrar.observedWritesAreInFlight) {
             store.pointee.uncheckedArming = true
             return true
         }
@@ -892,7 +892,7 @@ public struct ReusableScope: Sendable, Hashable {
             if outermost {
                 entries[e].dependency = Self.retainTakenOver
             } else {
-                _ = Unmanaged<TrackedObject>.fromOpaque(entry.object).retain()
+                _ = Unmanaged<RegistrarObject>.fromOpaque(entry.object).retain()
             }
             dependency = Dependency(
                 object: entry.object, mask: 0, read: 0, version: entry.version, word: entry.word,
@@ -930,7 +930,7 @@ public struct ReusableScope: Sendable, Hashable {
             object: dependency.object, mask: mask, version: 0, word: dependency.word, ownWrites: 0, previous: -1,
             position: 0, dependency: -1)
         let (version, ownWrites) = (dependency.version, dependency.ownWrites)
-        let installed = Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
+        let installed = Unmanaged<RegistrarObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
             $0._installObservers(
                 of: entry, record: record, generation: generation, version: version, ownWrites: ownWrites,
                 straddling: straddling)
@@ -956,7 +956,7 @@ public struct ReusableScope: Sendable, Hashable {
         let entry = tracking_entry(
             object: dependency.object, mask: dependency.mask, version: 0, word: dependency.word, ownWrites: 0,
             previous: -1, position: 0, dependency: -1)
-        Unmanaged<TrackedObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
+        Unmanaged<RegistrarObject>.fromOpaque(dependency.object)._withUnsafeGuaranteedRef {
             $0._uninstallObservers(
                 of: entry, record: record, generation: generation, straddling: dependency.straddling,
                 slot: dependency.slot)

@@ -324,7 +324,7 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
     /// slots cover): the write word loaded as the run's version, and the run reshaped if the slots
     /// do not cover the read.
     @inline(__always)
-    func keep(_ bit: UInt64, of object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
+    func keep(_ bit: UInt64, of object: RegistrarObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
         pointee.read = bit
         loadVersion(of: object, thread)
         thread.pointee.run.reshaped |= Int(bitPattern: UInt(truncatingIfNeeded: bit & ~pointee.mask))
@@ -334,7 +334,7 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
     /// counted from here; a write in flight reshapes the run. seq_cst: the reader's half of
     /// `ReusableScope.run`'s Dekker pair (the scope was armed first); a plain load on x86.
     @inline(__always)
-    func loadVersion(of object: TrackedObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
+    func loadVersion(of object: RegistrarObject, _ thread: UnsafeMutablePointer<tracking_thread>) {
         let version = object._writes.load(ordering: .sequentiallyConsistent)
         let rest = rest(thread)
         rest.pointee.version = version
@@ -377,7 +377,7 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
         if bit & ~pointee.mask != 0 && !rest(thread).pointee.versionIsThisRuns(pointee) {
             // The run's first read the slots do not cover: from here the write word decides
             // whether the reinstall missed a change (`Dependency.version`).
-            Unmanaged<TrackedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { loadVersion(of: $0, thread) }
+            Unmanaged<RegistrarObject>.fromOpaque(object)._withUnsafeGuaranteedRef { loadVersion(of: $0, thread) }
         }
         pointee.read = read | bit
         thread.pointee.run.bitsRead &+= 1

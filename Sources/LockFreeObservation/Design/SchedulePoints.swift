@@ -18,7 +18,7 @@
     /// which would hide the reorderings the tests look for).
     @usableFromInline
     func _schedulePoint() {
-        let thread = tracking_thread_state()!
+        let thread = registrarThread()
         thread.pointee.scheduleTicket =
             thread.pointee.scheduleTicket &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         if thread.pointee.scheduleTicket >> 62 == 0 { sched_yield() }

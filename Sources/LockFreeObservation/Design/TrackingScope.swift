@@ -87,7 +87,7 @@ enum TrackingScope {
     static func track<T>(
         _ apply: () throws -> T, continuous: Bool, callback: Callback
     ) rethrows -> (T, TrackingToken) {
-        let thread = tracking_thread_state()!
+        let thread = registrarThread()
         let atRead = !continuous && thread.pointee.depth == 0
         if atRead { openAtRead(thread) }
         let savedStart = thread.pointee.scopeStart
@@ -167,14 +167,14 @@ enum TrackingScope {
                 // A reusable scope may have taken the entry's retain over (`ReusableScope.reconcile`);
                 // an entry installed at its read holds none (`installAtRead`).
                 if entry.dependency != ReusableScope.retainTakenOver && entry.word & TRACKING_WORD_INSTALLED == 0 {
-                    Unmanaged<TrackedObject>.fromOpaque(entry.object!).release()
+                    Unmanaged<RegistrarObject>.fromOpaque(entry.object!).release()
                 }
             } else {
                 let last = thread.pointee.releasedCount - 1
                 let object = thread.pointee.released[last]
                 thread.pointee.releasedCount = last
                 _schedulePoint()
-                Unmanaged<TrackedObject>.fromOpaque(object!).release()
+                Unmanaged<RegistrarObject>.fromOpaque(object!).release()
             }
         }
     }
@@ -233,7 +233,7 @@ enum TrackingScope {
         let entries = thread.pointee.entries!
         for i in start..<end {
             let entry = entries[i]
-            Unmanaged<TrackedObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
+            Unmanaged<RegistrarObject>.fromOpaque(entry.object)._withUnsafeGuaranteedRef { object in
                 if installSlots(of: entry, in: object, record: index, generation: generation).changed { changed = true }
             }
         }
@@ -247,7 +247,7 @@ enum TrackingScope {
     /// Also returns the slot of the properties below 15 (`SlotContent`'s mask form), if it wrote one.
     @inline(__always)
     static func installSlots(
-        of entry: tracking_entry, in object: TrackedObject, record index: UInt32, generation: UInt32
+        of entry: tracking_entry, in object: RegistrarObject, record index: UInt32, generation: UInt32
     ) -> (slots: Int, changed: Bool, masked: UnsafeMutablePointer<Atomic<UInt64>>?) {
         let installed = object._installObservers(
             of: entry, record: index, generation: generation, version: entry.version, ownWrites: entry.ownWrites,
