@@ -111,13 +111,17 @@ let package = Package(
                 .define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"]))
             ]
         ),
-        // The ablation: the same registrar design with each object's observer state behind a lock
-        // (the `locked` contender), with its own thread-local.
-        // Its C target declares only what the lock changes; the sentinels, the in-flight count's
-        // operations and the buffers' growth are CTrackingSupport's.
+        // The ablation (the `locked` contender): the lock-free registrar's design, the same source
+        // (`Sources/LockedObservation/Design` is a link to `Sources/LockFreeObservation/Design`,
+        // compiled here against `LockedObject`), with each object's observer state behind a lock.
+        // Its C target holds its own thread-local, scope table and count of writes in flight; their
+        // types and operations are CTrackingSupport's.
         .target(name: "CLockedTracking", dependencies: ["CTrackingSupport"]),
         .target(
-            name: "LockedObservation", dependencies: ["CLockedTracking", "CTrackingSupport", "LockFreeObservation"]
+            name: "LockedObservation", dependencies: ["CLockedTracking", "CTrackingSupport", "LockFreeObservation"],
+            swiftSettings: [
+                .define("REGISTRAR_SCHEDULE_POINTS", .when(traits: ["SchedulePoints"]))
+            ]
         ),
 
         // The benchmark suite.

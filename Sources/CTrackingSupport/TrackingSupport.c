@@ -31,25 +31,41 @@ void *tracking_store_chunks = NULL;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-// Frees the calling thread's buffers when it exits (the argument is only the key's trigger).
-static void release_thread_state(void *unused) {
+// The calling thread's states that hold buffers: one per registrar (the lock-free one's
+// `tracking_current`, the locked one's), freed when the thread exits.
+static _Thread_local tracking_thread *buffered_states[2];
+
+static void release_thread_states(void *unused) {
     (void)unused;
-    free(tracking_current.entries);
-    free(tracking_current.pending);
-    free(tracking_current.released);
-    tracking_current.entries = 0;
-    tracking_current.pending = 0;
-    tracking_current.released = 0;
-    tracking_current.releasedCapacity = 0;
-    tracking_current.capacity = 0;
-    tracking_current.pendingCapacity = 0;
+    for (int i = 0; i < 2; i++) {
+        tracking_thread *state = buffered_states[i];
+        if (!state) continue;
+        free(state->entries);
+        free(state->pending);
+        free(state->released);
+        state->entries = 0;
+        state->pending = 0;
+        state->released = 0;
+        state->releasedCapacity = 0;
+        state->capacity = 0;
+        state->pendingCapacity = 0;
+        buffered_states[i] = 0;
+    }
 }
 
-static void make_exit_key(void) { pthread_key_create(&exit_key, release_thread_state); }
+static void make_exit_key(void) { pthread_key_create(&exit_key, release_thread_states); }
 
-static void register_exit_hook(void) {
+static void register_exit_hook(tracking_thread *state) {
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, (void *)1);
+    for (int i = 0; i < 2; i++) {
+        if (buffered_states[i] == state) return;
+        if (!buffered_states[i]) {
+            buffered_states[i] = state;
+            return;
+        }
+    }
+    abort();  // a third registrar's state
 }
 
 void *tracking_grow_buffer(void *buffer, intptr_t *capacity, size_t element) {
@@ -64,7 +80,7 @@ void *tracking_grow_buffer(void *buffer, intptr_t *capacity, size_t element) {
 static int has_buffers(const tracking_thread *state) { return state->entries || state->pending || state->released; }
 
 void tracking_grow_entries(tracking_thread *state) {
-    if (!has_buffers(state)) register_exit_hook();
+    if (!has_buffers(state)) register_exit_hook(state);
     state->entries = tracking_grow_buffer(state->entries, &state->capacity, sizeof(tracking_entry));
     // The list of objects let go of, with the first entries: a thread that tracks allocates both
     // before its first scope ends, not in a later operation.
@@ -72,11 +88,11 @@ void tracking_grow_entries(tracking_thread *state) {
 }
 
 void tracking_grow_pending(tracking_thread *state) {
-    if (!has_buffers(state)) register_exit_hook();
+    if (!has_buffers(state)) register_exit_hook(state);
     state->pending = tracking_grow_buffer(state->pending, &state->pendingCapacity, sizeof(uint32_t));
 }
 
 void tracking_grow_released(tracking_thread *state) {
-    if (!has_buffers(state)) register_exit_hook();
+    if (!has_buffers(state)) register_exit_hook(state);
     state->released = tracking_grow_buffer(state->released, &state->releasedCapacity, sizeof(void *));
 }

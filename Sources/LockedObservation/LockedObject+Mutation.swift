@@ -1,4 +1,6 @@
 @preconcurrency import CLockedTracking
+import CTrackingSupport
+import LockFreeObservation
 import Synchronization
 
 /// A write announced by `LockedObject.willMutate(_:)`, to be ended by `didMutate(_:)` right after
@@ -27,25 +29,27 @@ extension LockedObject {
     public final func willMutate(_ property: Int) -> LockedMutation {
         precondition(UInt(bitPattern: property) < UInt(LockedObject.propertyLimit), "property index out of range")
         // Before any observer runs: a write in a running scope's body is its own, not a change it missed.
-        if _slowPath(_lockedRun != nil) { _countOwnWrite() }
-        // Relaxed: this only chooses the protocol; each one orders its own accesses (see `_version`).
+        if _slowPath(_trackingDepth != 0) { LockedObject._countOwnWrite(Unmanaged.passUnretained(self).toOpaque()) }
+        // Relaxed: this only chooses the protocol; each one orders its own accesses (see `_writes`).
         if _slowPath(_observed.load(ordering: .relaxed) & (1 << UInt64(property & 63)) != 0) {
             _beginObservedWrite(property)
             return LockedMutation(property: property, counted: true)
         }
+        _schedulePoint()
         return LockedMutation(property: property, counted: false)
     }
 
     /// Ends the write announced by `willMutate(_:)`, after the store.
     @inlinable @inline(__always)
     public final func didMutate(_ mutation: LockedMutation) {
+        _schedulePoint()
         if _slowPath(mutation.counted) {
             _endObservedWrite(mutation.property)
             return
         }
-        // seq_cst: the writer's half of the Dekker pair with a scope's install (see `_version`):
+        // seq_cst: the writer's half of the Dekker pair with a scope's install (see `_writes`):
         // the count (a release of the store), then the mask.
-        _ = _version.wrappingAdd(VersionWord.begunUnit, ordering: .sequentiallyConsistent)
+        _ = _writes.wrappingAdd(WriteWord.begunUnit, ordering: .sequentiallyConsistent)
         if _slowPath(_observed.load(ordering: .sequentiallyConsistent) & (1 << UInt64(mutation.property & 63)) != 0) {
             _notifyRacers(mutation.property)
         }
@@ -59,96 +63,115 @@ extension LockedObject {
         return try mutation()
     }
 
+    @usableFromInline @_effects(releasenone)
+    static func _countOwnWrite(_ object: UnsafeMutableRawPointer) {
+        Unmanaged<LockedObject>.fromOpaque(object)._withUnsafeGuaranteedRef { $0._countOwnWrite() }
+    }
+
     /// An observed property's write begins: under the lock, counted begun and in flight, and the
-    /// armed scopes watching it claimed; their callbacks run after the unlock (a callback may read
-    /// or write this object again).
+    /// scopes watching it claimed; their callbacks run after the unlock (a callback may read or
+    /// write this object again).
     @usableFromInline @inline(never)
     final func _beginObservedWrite(_ property: Int) {
-        let thread = locked_tracking_state().unsafelyUnwrapped
+        let thread = registrarThread()
         let start = thread.pointee.pendingCount
         _withObservers { slots in
             // Counted in flight for the runs about to begin (seq_cst, before the claim).
-            locked_observed_write_begins()
-            // Under the lock, which orders it with every re-check; release for lock-free readers.
-            _ = _version.wrappingAdd(VersionWord.begin, ordering: .sequentiallyConsistent)
-            slots.claim(watchersOf: property, straddlersOnly: false, into: thread)
+            Registrar.observedWriteBegins()
+            _ = _writes.wrappingAdd(WriteWord.begin, ordering: .sequentiallyConsistent)
+            _schedulePoint()
+            slots.claim(watchersOf: property, straddlersOnly: false, thread)
         }
-        _ScopeCore.runPending(thread, from: start)
+        LockedSlots.runClaimed(thread, from: start)
     }
 
-    /// An observed property's write ends, after its store: under the lock, no longer in flight, and
-    /// the straddling slots watching it (scopes that read while it was in flight) claimed.
+    /// An observed property's write ends, after its store: under the lock, no longer in flight;
+    /// if a scope read while it was in flight, the straddling slots watching it are claimed, and
+    /// once no write is in flight none is owed anything more (`straddled` cleared).
     @usableFromInline @inline(never)
     final func _endObservedWrite(_ property: Int) {
-        let thread = locked_tracking_state().unsafelyUnwrapped
+        let thread = registrarThread()
         let start = thread.pointee.pendingCount
         _withObservers { slots in
             // Release: a scope that loads the word later (without the lock) sees the store.
-            let old = _version.wrappingSubtract(VersionWord.end, ordering: .releasing).oldValue
-            if slots.straddlers > 0 {
-                slots.claim(watchersOf: property, straddlersOnly: true, into: thread)
-                // Every write in flight when a slot was marked has ended: none is owed anything.
-                if VersionWord.inFlight(old) == 1 { slots.clearStraddling() }
+            // Acquire: the straddling slots published before `straddled` was set are visible.
+            let old = _writes.wrappingSubtract(WriteWord.end, ordering: .acquiringAndReleasing).oldValue
+            if old & WriteWord.straddled != 0 {
+                slots.claim(watchersOf: property, straddlersOnly: true, thread)
+                // (Every other write's begin and end, and every install, take the lock.)
+                if WriteWord.inFlight(old) == 1 {
+                    _writes.bitwiseAnd(~WriteWord.straddled, ordering: .relaxed)
+                }
             }
         }
         // After the store and the end (release: a run that loads the count after this sees both).
-        locked_observed_write_ends()
-        _ScopeCore.runPending(thread, from: start)
+        Registrar.observedWriteEnds()
+        LockedSlots.runClaimed(thread, from: start)
     }
 
     /// An unobserved write found its property observed after its store: a scope installed while it
     /// was under way. The scopes watching it are told now, after the store.
     @usableFromInline @inline(never)
     final func _notifyRacers(_ property: Int) {
-        let thread = locked_tracking_state().unsafelyUnwrapped
+        let thread = registrarThread()
         let start = thread.pointee.pendingCount
-        _withObservers { slots in slots.claim(watchersOf: property, straddlersOnly: false, into: thread) }
-        _ScopeCore.runPending(thread, from: start)
-    }
-
-    /// A write made by the body of the scope running on this thread: the scope expects it.
-    @usableFromInline @inline(never) @_effects(releasenone)
-    final func _countOwnWrite() {
-        Unmanaged<_ScopeCore>.fromOpaque(locked_tracking_current.run.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            $0.countOwnWrite(of: self)
-        }
+        _withObservers { slots in slots.claim(watchersOf: property, straddlersOnly: false, thread) }
+        LockedSlots.runClaimed(thread, from: start)
     }
 }
 
-extension _ObserverSlots {
-    /// Claims every scope that watches `property` (strictly once for one-shot scopes) onto this
-    /// thread's pending list, retained. Called under the object's lock; the callbacks run after it.
-    /// A straddling slot served by the end of a write is owed nothing more: its mark is cleared.
-    mutating func claim(
-        watchersOf property: Int, straddlersOnly: Bool, into thread: UnsafeMutablePointer<locked_tracking_thread>
-    ) {
-        // A walk of the slots by address: the loop over those that do not watch the property is a
-        // load and a compare or two per slot.
+extension LockedSlots {
+    /// Claims every scope that watches `property` (strictly once for a one-shot scope, once per run
+    /// for a reusable one) onto the thread's pending list, as the lock-free registrar's scan
+    /// (`TrackedObject._scanChain`): a slot whose scope no longer holds it is emptied; a scope this
+    /// thread is running is passed by (its own write), and looks for writes in flight at its next
+    /// run; a one-shot body still reading is marked changed. Called under the object's lock; the
+    /// callbacks run after it (`runClaimed`).
+    mutating func claim(watchersOf property: Int, straddlersOnly: Bool, _ thread: UnsafeMutablePointer<tracking_thread>)
+    {
+        // A walk by address: the loop over the slots that do not concern the write is a load and a
+        // compare or two per slot.
         var slot = base.unsafelyUnwrapped
         let end = slot + used
         while slot != end {
             defer { slot += 1 }
-            guard slot.pointee.watches(property) else { continue }
-            if straddlersOnly {
-                guard slot.pointee.straddling else { continue }
-                slot.pointee.straddling = false
-                straddlers -= 1
+            let raw = slot.pointee
+            if raw == 0 { continue }
+            let content = SlotContent(raw: raw)
+            if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
+            let record = ScopeTable.record(content.record)
+            var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
+            guard content.isHeld(in: state) else {
+                slot.pointee = 0
+                continue
             }
-            let core = slot.pointee.core.unsafelyUnwrapped
-            // The slot's retain keeps the scope alive while we hold the lock. A scope this thread
-            // is running (armed while it runs) is not told of its own body's writes; such a write
-            // may outlive the run, so its next run looks for writes in flight.
-            if let claimed = Unmanaged<_ScopeCore>.fromOpaque(core)._withUnsafeGuaranteedRef({
-                $0.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) ? $0.claim() : $0.passedByOwnWrite()
-            }) {
-                if thread.pointee.pendingCount == thread.pointee.pendingCapacity {
-                    locked_tracking_grow_pending(thread)
-                }
-                thread.pointee.pending[thread.pointee.pendingCount] = locked_claim(
-                    core: UnsafeMutableRawPointer(Unmanaged<_ScopeCore>.fromOpaque(core).retain().toOpaque()),
-                    phase: claimed)
+            guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) else {
+                if state.takesNotice { ScopeTable.store(content.record).pointee.uncheckedArming = true }
+                continue
+            }
+            if TrackingScope.claimCallback(record, &state, markingReading: true) {
+                if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
+                thread.pointee.pending[thread.pointee.pendingCount] = Claim(record: content.record, state).raw
                 thread.pointee.pendingCount += 1
             }
+            if !content.isHeld(in: state) {
+                slot.pointee = 0
+            } else if content.isStraddling && state.isArmed {
+                // A continuous scope just told of this write needs no second notice at its end.
+                slot.pointee = content.settled.raw
+            }
         }
+    }
+
+    /// Runs the callbacks claimed on this thread since `start`, in order, outside every lock. A
+    /// callback may write again, which claims above.
+    @inline(__always)
+    static func runClaimed(_ thread: UnsafeMutablePointer<tracking_thread>, from start: Int) {
+        var i = start
+        while i < thread.pointee.pendingCount {
+            TrackingScope.runCallback(of: Claim(raw: thread.pointee.pending[i]))
+            i += 1
+        }
+        thread.pointee.pendingCount = start
     }
 }

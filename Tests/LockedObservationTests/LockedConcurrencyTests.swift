@@ -1,6 +1,5 @@
 import CLockedTracking
 import Foundation
-import LockFreeObservation
 import RegistrarTestSupport
 import Synchronization
 import Testing

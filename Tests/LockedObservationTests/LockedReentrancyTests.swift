@@ -1,7 +1,6 @@
 import CLockedTracking
 import CTrackingSupport
 import Foundation
-import LockFreeObservation
 import RegistrarTestSupport
 import Synchronization
 import Testing
@@ -53,7 +52,7 @@ final class Dying: LockedObject, @unchecked Sendable {
     deinit { onDeinit(self) }
 
     /// Whether a scope runs on the calling thread.
-    static var aScopeRuns: Bool { locked_tracking_state()!.pointee.run != nil }
+    static var aScopeRuns: Bool { locked_thread_state()!.pointee.depth != 0 }
 }
 
 /// A counter a callback bumps.
@@ -66,10 +65,10 @@ final class Told: Sendable {
 /// The calling thread is outside every run: no running scope, the cursor on the sentinel, none
 /// held, nothing left to release.
 func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_sourceLocation) {
-    let thread = locked_tracking_state()!.pointee
-    #expect(thread.run == nil, note, sourceLocation: sourceLocation)
-    #expect(thread.cursor == tracking_no_dependencies_address(), note, sourceLocation: sourceLocation)
-    #expect(thread.dependencyCount == 0 && thread.heldCursor == nil, note, sourceLocation: sourceLocation)
+    let thread = locked_thread_state()!.pointee
+    #expect(thread.depth == 0 && thread.count == 0, note, sourceLocation: sourceLocation)
+    #expect(thread.run.cursor == tracking_no_dependencies_address(), note, sourceLocation: sourceLocation)
+    #expect(thread.run.dependencyCount == 0 && thread.heldCursor == nil, note, sourceLocation: sourceLocation)
     #expect(thread.releasedCount == 0, note, sourceLocation: sourceLocation)
 }
 
@@ -179,25 +178,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         #expect(deinits.value == 1)
     }
 
-    /// A `LockedScope` cancelled inside its own run (`RunBodyTests`) still runs its body
-    /// afterwards, untracked, where a cancelled `ReusableScope` refuses to run: nothing it reads
-    /// tells it.
-    @Test func aScopeCancelledInsideItsOwnRunRunsItsBodyUntrackedAfterwards() {
-        let model = Pair()
-        let told = Told()
-        let scope = LockedScope { told.bump() }
-        scope.run {
-            _ = model.count
-            #expect(scope.cancel())
-        }
-        expectNoRun()
-        #expect(scope.run { model.count } == 0)
-        expectNoRun()
-        model.count += 1
-        #expect(told.value == 0 && model._observerCount == 0)
-    }
-
-    /// A scope cannot run inside its own run: refused with a precondition (`_ScopeCore.begin`).
+    /// A scope cannot run inside its own run: refused with a precondition (`ReusableScope.run`).
     @Test func aRunInsideItsOwnRunIsRefused() async {
         await #expect(processExitsWith: .failure) {
             let scope = LockedScope {}

@@ -1,16 +1,14 @@
-import CLockedTracking
-import CTrackingSupport
+import LockFreeObservation
 import RegistrarTestSupport
 import Synchronization
 import Testing
 
-@testable import LockFreeObservation
-@testable import LockedObservation
-
 // The promises both registrars make, as one suite run against each: every test takes a
 // `Registrar` argument and checks its body on that registrar's types (`RegistrarUnderTest`).
 // A check of internal state goes through a hook each registrar answers from its own state
-// (`lead(of:)`, `dependency(_:_:)`, ...), so that both are held to the same value.
+// (`lead(of:)`, `dependency(_:_:)`, ...; `LockFreeRegistrar.swift`, `LockedRegistrar.swift`, each
+// importing its registrar alone: both compile the same scope types), so that both are held to the
+// same value.
 
 /// Every suite of this target, run one test at a time, as `RegistrarTests` in the lock-free
 /// registrar's target: a test's counts must not see another test's scopes.
@@ -57,11 +55,6 @@ protocol RegistrarUnderTest {
 
     /// A one-shot scope: tracks what `apply` reads, calls `onChange` once at the first change.
     static func withTracking(_ apply: () -> Void, onChange: @escaping @Sendable () -> Void)
-    /// Whether a body's write that a render nested in the run (a callback of that write) reads
-    /// at willSet tells the enclosing scope at its end: the lock-free registrar keeps the nested
-    /// read's version (it straddled the write) and tells it once; the locked one counts the write
-    /// as the body's own there (Documentation/Guarantees.md, "Re-entrancy").
-    static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { get }
     /// Whether a scope (a run, a one-shot scope) is open on the calling thread.
     static var aScopeRunsOnThisThread: Bool { get }
     /// Whether the calling thread is outside every run and scope: nothing tracked, no cursor,
@@ -69,8 +62,7 @@ protocol RegistrarUnderTest {
     static var noRunOnThisThread: Bool { get }
     /// The observers `model` holds now, every scope's.
     static func observerCount(of model: Model) -> Int
-    /// The slots of `model` that `scope` holds. (Locked: the model's live slots, every scope's;
-    /// the tests that ask watch each model from one scope.)
+    /// The slots of `model` that `scope` holds.
     static func slots(of model: Model, heldBy scope: Scope) -> Int
     /// The key's lead of the scope's first dependency.
     static func lead(of scope: Scope) -> UInt
@@ -78,10 +70,8 @@ protocol RegistrarUnderTest {
     static func dependency(_ scope: Scope, _ index: Int) -> (object: UnsafeMutableRawPointer?, mask: UInt64)
     /// Whether `scope`'s running run (on this thread) has put a new dependency in its last one's place.
     static func displacing(_ scope: Scope) -> Bool
-    /// Straddling slots: the scope's (lock-free) or the object's (locked).
+    /// The scope's straddling dependencies.
     static func straddlingSlots(_ scope: Scope, of object: Model) -> Int
-    /// The slot updates the scope's last run made, where the registrar counts them (locked).
-    static func lastRunSlotUpdates(_ scope: Scope) -> Int?
 }
 
 /// The registrars every contract test runs against.
@@ -96,133 +86,6 @@ enum Registrar: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     var testDescription: String { rawValue }
-}
-
-// MARK: - The lock-free registrar
-
-extension Row: ModelUnderTest {
-    var stored: Int { value.load(ordering: .relaxed) }
-    func store(_ value: Int) { self.value.store(value, ordering: .relaxed) }
-}
-
-extension ReusableScope: ScopeUnderTest {}
-
-enum LockFree: RegistrarUnderTest {
-    static func scope(notifying observer: some ChangeObserver) -> ReusableScope { ReusableScope(notifying: observer) }
-    static func scope(onChange: @escaping @Sendable () -> Void) -> ReusableScope { ReusableScope(onChange: onChange) }
-    static var holdsItsCursor: Bool { ReusableScope.holdsItsCursor }
-    static var holeMoveLimit: Int { DependencyHoles.moveLimit }
-    static var holeRunLimit: Int { DependencyHoles.runLimit }
-
-    static func slots(of model: Row, heldBy scope: ReusableScope) -> Int {
-        var count = 0
-        model._forEachSlotBlock { block in
-            for i in 0..<block.capacity {
-                let content = SlotContent(raw: block.slot(i).pointee.load(ordering: .acquiring))
-                if content.raw != 0 && content.record == scope.record && content.generation == scope.generation {
-                    count += 1
-                }
-            }
-        }
-        return count
-    }
-
-    static func withTracking(_ apply: () -> Void, onChange: @escaping @Sendable () -> Void) {
-        LockFreeObservation.withTracking(apply, onChange: onChange)
-    }
-    static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { true }
-    static var aScopeRunsOnThisThread: Bool { tracking_thread_state()!.pointee.depth != 0 }
-
-    static var noRunOnThisThread: Bool {
-        let thread = tracking_thread_state()!.pointee
-        return thread.depth == 0 && thread.count == 0 && thread.releasedCount == 0 && thread.run.dependencyCount == 0
-    }
-
-    /// A slot word stays until a writer or an install reclaims it: the live ones are those whose
-    /// scope is still in the incarnation they were written for, armed, idle or reading.
-    static func observerCount(of model: Row) -> Int {
-        var count = 0
-        model._forEachSlotBlock { block in
-            for i in 0..<block.capacity {
-                let content = SlotContent(raw: block.slot(i).pointee.load(ordering: .acquiring))
-                guard content.raw != 0 else { continue }
-                let state = ScopeState(raw: ScopeTable.record(content.record).pointee.state.load(ordering: .acquiring))
-                if state.generation == content.generation && (state.isArmed || state.isIdle || state.isReading) {
-                    count += 1
-                }
-            }
-        }
-        return count
-    }
-
-    static func lead(of scope: ReusableScope) -> UInt {
-        ScopeTable.store(scope.record).pointee.dependencies.base[0].key & DependencyHead.leadBits
-    }
-
-    static func dependency(_ scope: ReusableScope, _ index: Int) -> (object: UnsafeMutableRawPointer?, mask: UInt64) {
-        let head = ScopeTable.store(scope.record).pointee.dependencies.base[index]
-        return (head.object, head.mask)
-    }
-
-    static func displacing(_ scope: ReusableScope) -> Bool {
-        tracking_thread_state()!.pointee.run.bitsRead >= RunReads.displacement
-    }
-
-    static func straddlingSlots(_ scope: ReusableScope, of object: Row) -> Int {
-        Int(ScopeTable.store(scope.record).pointee.straddling)
-    }
-
-    static func lastRunSlotUpdates(_ scope: ReusableScope) -> Int? { nil }
-}
-
-// MARK: - The locked registrar
-
-extension LockedRow: ModelUnderTest {
-    var stored: Int { value.load(ordering: .acquiring) }
-    func store(_ value: Int) { self.value.store(value, ordering: .releasing) }
-}
-
-extension LockedScope: ScopeUnderTest {}
-
-enum Locked: RegistrarUnderTest {
-    static func scope(notifying observer: some ChangeObserver) -> LockedScope { LockedScope(observer) }
-    static func scope(onChange: @escaping @Sendable () -> Void) -> LockedScope { LockedScope(onChange: onChange) }
-    static var holdsItsCursor: Bool { LockedScope.holdsItsCursor }
-    static var holeMoveLimit: Int { DependencyHoles.moveLimit }
-    static var holeRunLimit: Int { DependencyHoles.runLimit }
-
-    static func withTracking(_ apply: () -> Void, onChange: @escaping @Sendable () -> Void) {
-        LockedTracking.withTracking(apply, onChange: onChange)
-    }
-    static var aNestedRenderOfTheBodysWriteTellsTheEnclosingScope: Bool { false }
-    static var aScopeRunsOnThisThread: Bool { locked_tracking_state()!.pointee.run != nil }
-
-    static var noRunOnThisThread: Bool {
-        let thread = locked_tracking_state()!.pointee
-        return thread.run == nil && thread.cursor == tracking_no_dependencies_address() && thread.dependencyCount == 0
-            && thread.heldCursor == nil && thread.releasedCount == 0
-    }
-
-    static func observerCount(of model: LockedRow) -> Int { model._observerCount }
-
-    static func slots(of model: LockedRow, heldBy scope: LockedScope) -> Int { model._observerCount }
-
-    static func lead(of scope: LockedScope) -> UInt {
-        scope.handle.core.deps.heads[0].key & DependencyHead.leadBits
-    }
-
-    static func dependency(_ scope: LockedScope, _ index: Int) -> (object: UnsafeMutableRawPointer?, mask: UInt64) {
-        let dependency = scope.handle.core.deps[index]
-        return (dependency.object, dependency.mask)
-    }
-
-    static func displacing(_ scope: LockedScope) -> Bool { scope.handle.core.displacing }
-
-    static func straddlingSlots(_ scope: LockedScope, of object: LockedRow) -> Int {
-        object._withObservers { $0.straddlers }
-    }
-
-    static func lastRunSlotUpdates(_ scope: LockedScope) -> Int? { scope.lastRunSlotUpdates }
 }
 
 // MARK: - Fixtures over any registrar

@@ -1,0 +1,134 @@
+import CTrackingSupport
+import LockFreeObservation
+import Synchronization
+
+/// An object's observer slots, each a `SlotContent` (0 when empty), in one array grown by
+/// doubling. Every field is guarded by the object's lock (`LockedObject._observers`).
+///
+/// As the lock-free registrar's slots, a slot whose scope no longer holds it (fired, cancelled,
+/// recycled) stays until a scan or an insert reclaims it.
+///
+/// `@unchecked Sendable`: it only ever lives inside its object's `Mutex`, so every access is made
+/// under the lock.
+struct LockedSlots: @unchecked Sendable {
+    var base: UnsafeMutablePointer<UInt64>? = nil
+    var capacity = 0
+    /// Slots `0..<used` have been handed out at least once (a write scans these).
+    var used = 0
+
+    static let firstCapacity = 4
+
+    /// Stores `content` in an empty slot, or in one whose scope no longer holds it.
+    mutating func insert(_ content: UInt64) {
+        for i in 0..<used where base.unsafelyUnwrapped[i] == 0 || !Self.isHeld(base.unsafelyUnwrapped[i]) {
+            base.unsafelyUnwrapped[i] = content
+            return
+        }
+        if used == capacity { grow() }
+        base.unsafelyUnwrapped[used] = content
+        used += 1
+    }
+
+    /// Empties one slot holding `content`, if any.
+    mutating func remove(_ content: UInt64) {
+        for i in 0..<used where base.unsafelyUnwrapped[i] == content {
+            base.unsafelyUnwrapped[i] = 0
+            return
+        }
+    }
+
+    /// Whether the scope `content` names still holds it (`SlotContent.isHeld(in:)`).
+    static func isHeld(_ content: UInt64) -> Bool {
+        let slot = SlotContent(raw: content)
+        return slot.isHeld(in: ScopeState(raw: ScopeTable.record(slot.record).pointee.state.load(ordering: .acquiring)))
+    }
+
+    /// How many held slots satisfy `predicate`.
+    func count(where predicate: (SlotContent) -> Bool) -> Int {
+        (0..<used).count {
+            let content = base.unsafelyUnwrapped[$0]
+            return content != 0 && Self.isHeld(content) && predicate(SlotContent(raw: content))
+        }
+    }
+
+    /// Held slots.
+    var held: Int { count { _ in true } }
+
+    /// Empties every slot and frees the array; returns the contents the slots held (the object is
+    /// going away).
+    mutating func takeAll() -> [UInt64] {
+        let contents = (0..<used).map { base.unsafelyUnwrapped[$0] }.filter { $0 != 0 }
+        base?.deallocate()
+        self = LockedSlots()
+        return contents
+    }
+
+    private mutating func grow() {
+        let next = max(Self.firstCapacity, capacity * 2)
+        let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: next)
+        if let base {
+            grown.moveInitialize(from: base, count: used)
+            base.deallocate()
+        }
+        capacity = next
+        base = grown
+    }
+}
+
+// What a scope does to an object's observer state, the lock-free registrar's operations
+// (`TrackedObject+Observers`) under the object's lock.
+extension LockedObject {
+    /// Installs `entry`'s slots (`TrackingScope.forEachSlot`), then publishes the properties and
+    /// re-checks the write word, in one critical section. Returns the slots written, no slot
+    /// address (a slot is reached under the lock only), and whether a write may have raced the read.
+    @inline(__always)
+    final func _installObservers(
+        of entry: tracking_entry, record: UInt32, generation: UInt32, version: UInt64, ownWrites: UInt32,
+        straddling: Bool
+    ) -> (slots: Int, first: UnsafeMutablePointer<Atomic<UInt64>>?, changed: Bool) {
+        _withObservers { slots in
+            var count = 0
+            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
+                slots.insert($0.raw)
+                count += 1
+            }
+            let changed = _publishAndRecheck(
+                mask: entry.mask, version: version, ownWrites: ownWrites, straddling: straddling)
+            return (count, nil, changed)
+        }
+    }
+
+    /// Empties the slots `_installObservers` wrote of `entry` for the scope, one per content.
+    @inline(__always)
+    final func _uninstallObservers(
+        of entry: tracking_entry, record: UInt32, generation: UInt32, straddling: Bool,
+        slot: UnsafeMutablePointer<Atomic<UInt64>>?
+    ) {
+        _withObservers { slots in
+            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
+                slots.remove($0.raw)
+            }
+        }
+    }
+
+    /// The mask published (seq_cst), then the write word loaded or marked `straddled` (seq_cst), as
+    /// `TrackedObject._publishAndRecheck`; called under the lock.
+    @inline(__always)
+    final func _publishAndRecheck(mask: UInt64, version: UInt64, ownWrites: UInt32, straddling: Bool) -> Bool {
+        if _observed.load(ordering: .sequentiallyConsistent) & mask != mask {
+            _observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
+        }
+        _schedulePoint()
+        let writes =
+            straddling
+            ? _writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
+            : _writes.load(ordering: .sequentiallyConsistent)
+        let expected = WriteWord.counts(version) &+ UInt64(ownWrites) &* WriteWord.begunUnit
+        return WriteWord.counts(writes) != expected
+    }
+
+    /// A slot is never widened in place (no slot address leaves the lock): a further property read
+    /// at an install at reads gets a slot of its own.
+    @inline(__always)
+    final func _widenObserver(_ slot: UnsafeMutablePointer<Atomic<UInt64>>, by bit: UInt64) -> Bool { false }
+}
