@@ -12,7 +12,7 @@ import Synchronization
 /// The calling thread's tracking state (`tracking_current`, an initial-exec thread-local: its
 /// address is one %fs-relative computation).
 @inlinable @inline(__always)
-func registrarThread() -> UnsafeMutablePointer<tracking_thread> { tracking_thread_state()! }
+func registrarThread() -> UnsafeMutablePointer<tracking_thread> { tracking_thread_state().unsafelyUnwrapped }
 
 /// The calling thread's scope depth: a load of the C thread-local `tracking_current` (initial-exec
 /// TLS), inlined into every getter. A plain global load, not a call, so the optimiser keeps the

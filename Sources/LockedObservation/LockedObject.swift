@@ -54,8 +54,7 @@ open class LockedObject {
         // No other thread can reach the object now. A scope that loses its last object is closed,
         // so that its callback is released (`TrackingScope.objectWentAway`), as the lock-free
         // registrar's objects do.
-        let live = _withObservers { $0.takeAll() }
-        for content in live { TrackingScope.objectWentAway(SlotContent(raw: content)) }
+        _withObservers { $0.free { TrackingScope.objectWentAway(SlotContent(raw: $0)) } }
     }
 
     /// Runs `body` under `_observers`' lock, shown to ThreadSanitizer (`_lockAcquired`) on the

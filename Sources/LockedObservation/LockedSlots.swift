@@ -54,13 +54,11 @@ struct LockedSlots: @unchecked Sendable {
     /// Held slots.
     var held: Int { count { _ in true } }
 
-    /// Empties every slot and frees the array; returns the contents the slots held (the object is
-    /// going away).
-    mutating func takeAll() -> [UInt64] {
-        let contents = (0..<used).map { base.unsafelyUnwrapped[$0] }.filter { $0 != 0 }
+    /// Calls `body` with each slot's content, then frees the array (the object is going away).
+    mutating func free(_ body: (UInt64) -> Void) {
+        for i in 0..<used where base.unsafelyUnwrapped[i] != 0 { body(base.unsafelyUnwrapped[i]) }
         base?.deallocate()
         self = LockedSlots()
-        return contents
     }
 
     private mutating func grow() {

@@ -17,7 +17,7 @@ public typealias ChangeObserver = LockFreeObservation.ChangeObserver
 /// The calling thread's tracking state (`locked_tracking_current`, an initial-exec thread-local: its
 /// address is one %fs-relative computation).
 @inlinable @inline(__always)
-func registrarThread() -> UnsafeMutablePointer<tracking_thread> { locked_thread_state()! }
+func registrarThread() -> UnsafeMutablePointer<tracking_thread> { locked_thread_state().unsafelyUnwrapped }
 
 /// The calling thread's scope depth: a load of the C thread-local `locked_tracking_current` (initial-exec
 /// TLS), inlined into every getter. A plain global load, not a call, so the optimiser keeps the
