@@ -2,8 +2,7 @@
 
 #include <stddef.h>
 
-// The count in word 0; the rest pads its line and the next.
-__attribute__((aligned(128))) uint64_t locked_observed_writes_in_flight[16] = {0};
+tracking_registrar locked_registrar_words = {{0}, NULL, NULL};
 
 // Each thread starts outside any run: its cursor at the sentinel (the lock-free registrar's, which
 // no getter of either writes to: its key matches no object). Its buffers grow, and are freed when
@@ -15,8 +14,6 @@ _Thread_local tracking_thread locked_tracking_current __attribute__((tls_model("
     },
 };
 
-void *locked_scope_chunks = NULL;
-void *locked_store_chunks = NULL;
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

@@ -21,12 +21,7 @@ const uint64_t tracking_nothing_watched = 0;
 
 uint32_t tracking_lanes_assigned = 0;
 
-// The count in word 0; the rest pads its line (and the next, which x86 prefetches with it) so that
-// no other variable shares them.
-__attribute__((aligned(128))) uint64_t tracking_observed_writes_in_flight[16] = {0};
-
-void *tracking_scope_chunks = NULL;
-void *tracking_store_chunks = NULL;
+tracking_registrar tracking_lockfree = {{0}, NULL, NULL};
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;

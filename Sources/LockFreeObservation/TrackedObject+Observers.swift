@@ -1,73 +1,47 @@
 import CTrackingSupport
 import Synchronization
 
-// What a scope does to an object's observer state: install its slots, empty them, publish their
-// properties and re-check the write word. The scopes decide what the slots hold
-// (`TrackingScope.forEachSlot`); these keep them, lock-free.
-extension TrackedObject {
-    /// Installs the slots `TrackingScope.forEachSlot` makes of `entry` for the scope `record` in
-    /// its incarnation `generation` (`straddling`: marked so), then publishes the properties and
-    /// re-checks the write word against `version`, the word the read loaded, and the reader's own
-    /// writes since (`_publishAndRecheck`). Returns how many slots it wrote, the first one, and
-    /// whether a write may have raced the read.
-    @inline(__always)
-    final func _installObservers(
-        of entry: tracking_entry, record: UInt32, generation: UInt32, version: UInt64, ownWrites: UInt32,
-        straddling: Bool
-    ) -> (slots: Int, first: UnsafeMutablePointer<Atomic<UInt64>>?, changed: Bool) {
-        var slots = 0
-        var first: UnsafeMutablePointer<Atomic<UInt64>>?
-        TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
-            let slot = _insertObserver($0)
-            if slots == 0 { first = slot }
-            slots += 1
-        }
-        let changed = _publishAndRecheck(
-            mask: entry.mask, version: version, ownWrites: ownWrites, straddling: straddling)
-        return (slots, first, changed)
-    }
+/// The lock-free registrar's observer slots as a scope's install and removal see them
+/// (`Design/Object+Observers.swift`): each slot claimed or emptied by compare-and-swap, no lock.
+@usableFromInline
+struct SlotChains {
+    let object: TrackedObject
 
-    /// Empties the slots `_installObservers` wrote of `entry` for the scope, which holds them (no
-    /// other thread claims, empties or rewrites them meanwhile). `slot`, when the entry had one
-    /// slot, is where it was written: emptied only if it still holds the content (another slot of
-    /// that content is emptied otherwise; see `ReusableScope.clearSlots`).
+    /// Publishes `content` in a free slot (`TrackedObject._insertObserver`); returns it.
     @inline(__always)
-    final func _uninstallObservers(
-        of entry: tracking_entry, record: UInt32, generation: UInt32, straddling: Bool,
-        slot: UnsafeMutablePointer<Atomic<UInt64>>?
-    ) {
-        if let slot {
-            var content: UInt64 = 0
-            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
-                content = $0.raw
-            }
-            // Release: nothing to publish but the emptiness; an installer's claim reads it.
-            if slot.pointee.compareExchange(expected: content, desired: 0, ordering: .releasing).exchanged { return }
+    func insert(_ content: SlotContent) -> UnsafeMutablePointer<Atomic<UInt64>>? { object._insertObserver(content) }
+
+    /// Empties a slot holding `content`: `slot`, where the scope wrote it, if it still holds it;
+    /// otherwise another of that content (see `ReusableScope.clearSlots`).
+    @inline(__always)
+    func remove(_ content: SlotContent, at slot: UnsafeMutablePointer<Atomic<UInt64>>?) {
+        // Release: nothing to publish but the emptiness; an installer's claim reads it.
+        if let slot, slot.pointee.compareExchange(expected: content.raw, desired: 0, ordering: .releasing).exchanged {
+            return
         }
-        TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
-            _slot(holding: $0)?.pointee.store(0, ordering: .releasing)
-        }
+        object._slot(holding: content)?.pointee.store(0, ordering: .releasing)
+    }
+}
+
+extension TrackedObject {
+    /// Runs `body` on the object's slots: lock-free, so at once.
+    @inline(__always)
+    final func _withObserverSlots<Result>(_ body: (inout SlotChains) -> Result) -> Result {
+        var chains = SlotChains(object: self)
+        return body(&chains)
     }
 
     /// The rest of the installer's Dekker half (see `_writes`), once its slots are written
-    /// (seq_cst): the mask published, then the write word loaded, or, when a write was in flight
-    /// at the read (`straddling`), `straddled` set by a read-modify-write. Mask bits are never
-    /// cleared, so one already set needs no write. Returns whether a write other than this
-    /// thread's own `ownWrites` has begun or ended since `version` was loaded: a change the scope
-    /// may have missed, to report instead of losing it.
+    /// (seq_cst): the mask published, then the write word re-checked (`_recheckWrites`). Mask bits
+    /// are never cleared, so one already set needs no write. Returns whether a write may have been
+    /// missed.
     @inline(__always)
     final func _publishAndRecheck(mask: UInt64, version: UInt64, ownWrites: UInt32, straddling: Bool) -> Bool {
         let observed = SlotsWord.bits(of: mask)
         if _slots.load(ordering: .sequentiallyConsistent) & observed != observed {
             _slots.bitwiseOr(observed, ordering: .sequentiallyConsistent)
         }
-        _schedulePoint()
-        let writes =
-            straddling
-            ? _writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
-            : _writes.load(ordering: .sequentiallyConsistent)
-        let expected = WriteWord.counts(version) &+ UInt64(ownWrites) &* WriteWord.begunUnit
-        return WriteWord.counts(writes) != expected
+        return _recheckWrites(version: version, ownWrites: ownWrites, straddling: straddling)
     }
 
     /// Adds the property `bit` (below 15) to the masked slot `slot`, which the caller's scope holds
@@ -273,14 +247,6 @@ extension TrackedObject {
         thread.pointee.pendingCount = pendingStart
     }
 
-    /// A write of the thread that runs the scope `record` passed it by (see `_scanChain`): the
-    /// write may outlive the run, so the scope's next run looks for writes in flight
-    /// (`DependencyStore.uncheckedArming`). Out of line, so that it adds nothing to the scan's loop.
-    @inline(never)
-    static func _passedByOwnWrite(_ record: UInt32) {
-        ScopeTable.store(record).pointee.uncheckedArming = true
-    }
-
     /// `_scanChain` for lane 1's chain, out of line.
     @inline(never)
     private final func _scanLaneChain(
@@ -313,29 +279,8 @@ extension TrackedObject {
                 // (an object observed property by property by many views is scanned at a load and
                 // a compare per slot). Their dead ones wait for an install to reuse them.
                 if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
-                let record = ScopeTable.record(content.record)
-                // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write
-                // word (seq_cst): the Dekker pair of `ReusableScope.run`.
-                var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
-                guard content.isHeld(in: state) else {
-                    // A fired or cancelled scope: empty the slot (losing the race is fine).
-                    if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
-                        firstFreed = min(firstFreed, position + i)
-                    }
-                    continue
-                }
-                // Only an armed scope, or a one-shot body reading and not yet marked, takes notice;
-                // the scope this thread runs is not notified of its own writes. That write may
-                // outlive the run (`willMutate` in it, `didMutate` after): the scope's next run
-                // must then look for writes in flight (`DependencyStore.uncheckedArming`).
-                guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread)
-                else {
-                    if state.takesNotice { TrackedObject._passedByOwnWrite(content.record) }
-                    continue
-                }
-                // (A one-shot body still reading is marked changed instead: `claimCallback`.)
-                if TrackingScope.claimCallback(record, &state, markingReading: true) {
-                    let claim = Claim(record: content.record, state).raw
+                let notice = TrackingScope.notice(content, by: thread)
+                if let claim = notice.claim {
                     if firstClaimed == nil {
                         firstClaimed = claim
                     } else {
@@ -346,16 +291,13 @@ extension TrackedObject {
                         thread.pointee.pendingCount += 1
                     }
                 }
-                if !content.isHeld(in: state) {
-                    // A closed one-shot scope's slot is emptied.
-                    if slot.pointee.compareExchange(expected: raw, desired: 0, ordering: .relaxed).exchanged {
-                        firstFreed = min(firstFreed, position + i)
-                    }
-                } else if content.isStraddling && state.isArmed {
-                    // A continuous scope just notified of this write needs no second notice at its
-                    // end. Relaxed: a lost race only costs that second notice. (Not a reusable
-                    // scope's slot: it keeps its straddling state until its next run decides.)
-                    _ = slot.pointee.compareExchange(expected: raw, desired: content.settled.raw, ordering: .relaxed)
+                // Relaxed: an emptied slot is reclaimed by compare-and-swap; losing the race to a
+                // settled slot only costs a second notice.
+                if let replacement = notice.slot,
+                    slot.pointee.compareExchange(expected: raw, desired: replacement, ordering: .relaxed).exchanged,
+                    replacement == 0
+                {
+                    firstFreed = min(firstFreed, position + i)
                 }
             }
             position &+= current.capacity

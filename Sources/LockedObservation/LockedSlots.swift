@@ -18,7 +18,19 @@ struct LockedSlots: @unchecked Sendable {
 
     static let firstCapacity = 4
 
-    /// Stores `content` in an empty slot, or in one whose scope no longer holds it.
+    /// Stores `content` in an empty slot, or in one whose scope no longer holds it. No slot's
+    /// address leaves the lock: returns nil.
+    @discardableResult
+    mutating func insert(_ content: SlotContent) -> UnsafeMutablePointer<Atomic<UInt64>>? {
+        insert(content.raw)
+        return nil
+    }
+
+    /// Empties one slot holding `content`, if any (`slot`: no address is handed out).
+    mutating func remove(_ content: SlotContent, at slot: UnsafeMutablePointer<Atomic<UInt64>>?) {
+        remove(content.raw)
+    }
+
     mutating func insert(_ content: UInt64) {
         for i in 0..<used where base.unsafelyUnwrapped[i] == 0 || !Self.isHeld(base.unsafelyUnwrapped[i]) {
             base.unsafelyUnwrapped[i] = content
@@ -73,40 +85,13 @@ struct LockedSlots: @unchecked Sendable {
     }
 }
 
-// What a scope does to an object's observer state, the lock-free registrar's operations
-// (`TrackedObject+Observers`) under the object's lock.
+// What a scope does to an object's observer state (`Design/Object+Observers.swift`), under the
+// object's lock.
 extension LockedObject {
-    /// Installs `entry`'s slots (`TrackingScope.forEachSlot`), then publishes the properties and
-    /// re-checks the write word, in one critical section. Returns the slots written, no slot
-    /// address (a slot is reached under the lock only), and whether a write may have raced the read.
+    /// Runs `body` on the object's slots, under its lock.
     @inline(__always)
-    final func _installObservers(
-        of entry: tracking_entry, record: UInt32, generation: UInt32, version: UInt64, ownWrites: UInt32,
-        straddling: Bool
-    ) -> (slots: Int, first: UnsafeMutablePointer<Atomic<UInt64>>?, changed: Bool) {
-        _withObservers { slots in
-            var count = 0
-            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
-                slots.insert($0.raw)
-                count += 1
-            }
-            let changed = _publishAndRecheck(
-                mask: entry.mask, version: version, ownWrites: ownWrites, straddling: straddling)
-            return (count, nil, changed)
-        }
-    }
-
-    /// Empties the slots `_installObservers` wrote of `entry` for the scope, one per content.
-    @inline(__always)
-    final func _uninstallObservers(
-        of entry: tracking_entry, record: UInt32, generation: UInt32, straddling: Bool,
-        slot: UnsafeMutablePointer<Atomic<UInt64>>?
-    ) {
-        _withObservers { slots in
-            TrackingScope.forEachSlot(of: entry, record: record, generation: generation, straddling: straddling) {
-                slots.remove($0.raw)
-            }
-        }
+    final func _withObserverSlots<Result>(_ body: (inout LockedSlots) -> Result) -> Result {
+        _withObservers { body(&$0) }
     }
 
     /// The mask published (seq_cst), then the write word loaded or marked `straddled` (seq_cst), as
@@ -116,13 +101,7 @@ extension LockedObject {
         if _observed.load(ordering: .sequentiallyConsistent) & mask != mask {
             _observed.bitwiseOr(mask, ordering: .sequentiallyConsistent)
         }
-        _schedulePoint()
-        let writes =
-            straddling
-            ? _writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
-            : _writes.load(ordering: .sequentiallyConsistent)
-        let expected = WriteWord.counts(version) &+ UInt64(ownWrites) &* WriteWord.begunUnit
-        return WriteWord.counts(writes) != expected
+        return _recheckWrites(version: version, ownWrites: ownWrites, straddling: straddling)
     }
 
     /// A slot is never widened in place (no slot address leaves the lock): a further property read

@@ -1,12 +1,9 @@
 @preconcurrency import CLockedTracking
-@preconcurrency import CTrackingSupport
+import CTrackingSupport
 import LockFreeObservation
-import Synchronization
 
-// What the scopes (`Design/`, the lock-free registrar's, compiled again here) are written against,
-// this registrar's own: the class of its objects, its thread-local state, its scope table and its
-// count of observed writes in flight (CLockedTracking).
-// (`@preconcurrency`: the thread-local is per thread, never shared.)
+// The registrar the scopes (`Design/`, the lock-free registrar's, linked) are compiled against here
+// (see `Design/Registrar.swift`).
 
 /// The observers both registrars tell (the lock-free registrar's protocol), by the name the scopes use.
 public typealias ChangeObserver = LockFreeObservation.ChangeObserver
@@ -14,56 +11,10 @@ public typealias ChangeObserver = LockFreeObservation.ChangeObserver
 /// The class of this registrar's objects.
 @usableFromInline typealias RegistrarObject = LockedObject
 
-/// The calling thread's tracking state (`locked_tracking_current`, an initial-exec thread-local: its
-/// address is one %fs-relative computation).
+/// The calling thread's tracking state (`locked_tracking_current`).
 @inlinable @inline(__always)
 func registrarThread() -> UnsafeMutablePointer<tracking_thread> { locked_thread_state().unsafelyUnwrapped }
 
-/// The calling thread's scope depth: a load of the C thread-local `locked_tracking_current` (initial-exec
-/// TLS), inlined into every getter. A plain global load, not a call, so the optimiser keeps the
-/// object a getter reads at +0. (`@preconcurrency`: the thread-local is per thread, never shared.)
+/// The registrar's process-wide words.
 @inlinable @inline(__always)
-var _trackingDepth: Int { locked_tracking_current.depth }
-
-/// This registrar's run cursor (`RunCursor`): `locked_tracking_current.run`, and a schedule point after a
-/// read kept at the cursor (the window between the run's arming and the caller's load of the value).
-@usableFromInline
-enum TrackingRunCursor: RunCursor {
-    @inlinable
-    static var cursor: UnsafeMutableRawPointer? {
-        @inline(__always) get { locked_tracking_current.run.cursor }
-        @inline(__always) set { locked_tracking_current.run.cursor = newValue }
-    }
-
-    @inlinable
-    static var dependencyCount: Int {
-        @inline(__always) get { locked_tracking_current.run.dependencyCount }
-    }
-
-    @inlinable
-    static var bitsRead: Int {
-        @inline(__always) get { locked_tracking_current.run.bitsRead }
-        @inline(__always) set { locked_tracking_current.run.bitsRead = newValue }
-    }
-
-    @inlinable @inline(__always)
-    static func keptAtCursor() { _schedulePoint() }
-}
-
-/// This registrar's process-wide words.
-enum Registrar {
-    /// Whether an observed write is in flight anywhere in the process (`locked_observed_writes_in_flight`).
-    @inline(__always)
-    static var observedWritesAreInFlight: Bool { locked_observed_writes_are_in_flight() }
-
-    /// An observed write begins (before its write word's increment) or ends (after the word's end).
-    @inline(__always) static func observedWriteBegins() { locked_observed_write_begins() }
-    @inline(__always) static func observedWriteEnds() { locked_observed_write_ends() }
-
-    /// The scope table's chunk arrays (`ScopeTable`): published once, read by every lookup.
-    @inline(__always) static var scopeChunks: UnsafeMutableRawPointer? { locked_scope_chunks_get() }
-    @inline(__always) static var storeChunks: UnsafeMutableRawPointer? { locked_store_chunks_get() }
-    static func publishChunks(_ scopes: UnsafeMutableRawPointer, _ stores: UnsafeMutableRawPointer) {
-        locked_scope_chunks_publish(scopes, stores)
-    }
-}
+func registrarWords() -> UnsafeMutablePointer<tracking_registrar> { locked_registrar() }

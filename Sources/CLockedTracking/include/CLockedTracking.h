@@ -5,12 +5,11 @@
 
 #include "CTrackingSupport.h"
 
-// The locked registrar's (`LockedObservation`'s) own process-wide and per-thread words, the
-// counterparts of the lock-free registrar's in CTrackingSupport: its thread-local state, its scope
-// table and its count of observed writes in flight, so that a run of one registrar never sees the
-// other's reads. Their types, and every operation on them, are CTrackingSupport's. (The accessors'
-// names differ from the lock-free registrar's: two inline functions of one name and two bodies
-// cannot live in one program's modules.)
+// The locked registrar's (`LockedObservation`'s) own per-thread and process-wide words, the
+// counterparts of the lock-free registrar's in CTrackingSupport, so that a run of one registrar
+// never sees the other's reads. Their types, and every operation on them, are CTrackingSupport's.
+// (The accessors' names differ from the lock-free registrar's: two inline functions of one name
+// and two bodies cannot live in one program's modules.)
 
 /// The calling thread's state, as `tracking_current`.
 extern _Thread_local tracking_thread locked_tracking_current __attribute__((tls_model("initial-exec")));
@@ -19,40 +18,11 @@ static inline __attribute__((always_inline)) tracking_thread *locked_thread_stat
     return &locked_tracking_current;
 }
 
-/// Observed writes in flight in the process, as `tracking_observed_writes_in_flight`. Word 0; the
-/// rest pads its lines.
-extern uint64_t locked_observed_writes_in_flight[16];
+/// Its process-wide words (`tracking_registrar`).
+extern tracking_registrar locked_registrar_words;
 
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-void locked_observed_write_begins(void) {
-    tracking_write_count_begins(&locked_observed_writes_in_flight[0]);
-}
-
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-void locked_observed_write_ends(void) {
-    tracking_write_count_ends(&locked_observed_writes_in_flight[0]);
-}
-
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-_Bool locked_observed_writes_are_in_flight(void) {
-    return tracking_write_count_is_nonzero(&locked_observed_writes_in_flight[0]);
-}
-
-/// The scope table's chunk arrays, as `tracking_scope_chunks` and `tracking_store_chunks`.
-extern void *locked_scope_chunks;
-extern void *locked_store_chunks;
-
-static inline __attribute__((always_inline)) void *locked_scope_chunks_get(void) {
-    return __atomic_load_n(&locked_scope_chunks, __ATOMIC_ACQUIRE);
-}
-
-static inline __attribute__((always_inline)) void *locked_store_chunks_get(void) {
-    return __atomic_load_n(&locked_store_chunks, __ATOMIC_ACQUIRE);
-}
-
-static inline void locked_scope_chunks_publish(void *chunks, void *stores) {
-    __atomic_store_n(&locked_store_chunks, stores, __ATOMIC_RELEASE);
-    __atomic_store_n(&locked_scope_chunks, chunks, __ATOMIC_RELEASE);
+static inline __attribute__((always_inline)) tracking_registrar *locked_registrar(void) {
+    return &locked_registrar_words;
 }
 
 // ThreadSanitizer and the locks. The stdlib's `Mutex` waits on a futex inside the Synchronization

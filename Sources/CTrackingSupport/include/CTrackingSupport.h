@@ -152,45 +152,62 @@ static inline __attribute__((always_inline)) tracking_thread *tracking_thread_st
     return &tracking_current;
 }
 
-/// Observed writes in flight in the process: `TrackedObject._beginObservedWrite` adds one before its
-/// write word's increment, `didMutate` takes it away after the write's end (see `_writes`). A
-/// reusable scope's run loads it once, after arming (`ReusableScope.run`): while it is 0 a kept read
-/// needs no look at its object's write word. Word 0; the rest pads its lines.
-extern uint64_t tracking_observed_writes_in_flight[16];
+/// A registrar's process-wide words (each registrar has its own: this one's, `tracking_lockfree`;
+/// the locked registrar's, in CLockedTracking).
+///
+/// `writesInFlight[0]` counts the observed writes in flight in the process:
+/// `TrackedObject._beginObservedWrite` adds one before its write word's increment, `didMutate`
+/// takes it away after the write's end (see `_writes`). A reusable scope's run loads it once, after
+/// arming (`ReusableScope.run`): while it is 0 a kept read needs no look at its object's write word.
+/// The rest of the array pads its lines (and the next, which x86 prefetches with it).
+///
+/// `scopeChunks` and `storeChunks` are the scope table's chunk arrays (`ScopeTable.chunks`,
+/// `storeChunks`), published once, with release, by the table's initialiser, before any record
+/// index exists: plain words, so that the registrar's hot paths reach a record with one load
+/// (acquire: a plain load on x86) instead of the lazy `ScopeTable.shared`'s `swift_once` call.
+typedef struct tracking_registrar {
+    uint64_t writesInFlight[16];
+    void *scopeChunks;
+    void *storeChunks;
+} __attribute__((aligned(128))) tracking_registrar;
 
-// A registrar's count of observed writes in flight (each registrar has its own: this one's,
-// `tracking_observed_writes_in_flight`; the locked registrar's, `locked_observed_writes_in_flight`),
-// and its three operations, the same in both.
+/// This registrar's words.
+extern tracking_registrar tracking_lockfree;
+
+static inline __attribute__((always_inline)) tracking_registrar *tracking_lockfree_registrar(void) {
+    return &tracking_lockfree;
+}
 
 /// One more observed write in flight (seq_cst: before the writer's scan, in the single total order).
-static inline __attribute__((always_inline)) void tracking_write_count_begins(uint64_t *count) {
-    __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST);
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+void tracking_observed_write_begins(tracking_registrar *registrar) {
+    __atomic_fetch_add(&registrar->writesInFlight[0], 1, __ATOMIC_SEQ_CST);
 }
 
 /// One observed write fewer in flight, after its store and its end (release: a run that loads the
 /// count after this sees the store).
-static inline __attribute__((always_inline)) void tracking_write_count_ends(uint64_t *count) {
-    __atomic_fetch_sub(count, 1, __ATOMIC_RELEASE);
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+void tracking_observed_write_ends(tracking_registrar *registrar) {
+    __atomic_fetch_sub(&registrar->writesInFlight[0], 1, __ATOMIC_RELEASE);
 }
 
 /// Whether any observed write is in flight (seq_cst: after the run's arming, in the single total order).
-static inline __attribute__((always_inline)) _Bool tracking_write_count_is_nonzero(const uint64_t *count) {
-    return __atomic_load_n(count, __ATOMIC_SEQ_CST) != 0;
+static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
+_Bool tracking_observed_writes_are_in_flight(tracking_registrar *registrar) {
+    return __atomic_load_n(&registrar->writesInFlight[0], __ATOMIC_SEQ_CST) != 0;
 }
 
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-void tracking_observed_write_begins(void) {
-    tracking_write_count_begins(&tracking_observed_writes_in_flight[0]);
+static inline __attribute__((always_inline)) void *tracking_scope_chunks_get(tracking_registrar *registrar) {
+    return __atomic_load_n(&registrar->scopeChunks, __ATOMIC_ACQUIRE);
 }
 
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-void tracking_observed_write_ends(void) {
-    tracking_write_count_ends(&tracking_observed_writes_in_flight[0]);
+static inline __attribute__((always_inline)) void *tracking_store_chunks_get(tracking_registrar *registrar) {
+    return __atomic_load_n(&registrar->storeChunks, __ATOMIC_ACQUIRE);
 }
 
-static inline __attribute__((always_inline)) __attribute__((swift_attr("@_effects(releasenone)")))
-_Bool tracking_observed_writes_are_in_flight(void) {
-    return tracking_write_count_is_nonzero(&tracking_observed_writes_in_flight[0]);
+static inline void tracking_scope_chunks_publish(tracking_registrar *registrar, void *chunks, void *stores) {
+    __atomic_store_n(&registrar->storeChunks, stores, __ATOMIC_RELEASE);
+    __atomic_store_n(&registrar->scopeChunks, chunks, __ATOMIC_RELEASE);
 }
 
 /// An atomic load with acquire of a word another thread changes atomically, for a getter's path:
@@ -211,26 +228,6 @@ _Bool tracking_write_in_flight(const uint64_t *word) {
 /// The `seen` slot for `object`.
 static inline __attribute__((always_inline)) tracking_seen *tracking_seen_slot(tracking_thread *state, const void *object) {
     return &state->seen[((uintptr_t)object >> 4) & (TRACKING_SEEN_COUNT - 1)];
-}
-
-/// The scope table's chunk arrays (`ScopeTable.chunks`, `storeChunks`), published once, with
-/// release, by the table's initialiser, before any record index exists. A plain global, so that the
-/// registrar's hot paths reach a record with one load (acquire: a plain load on x86) instead of the
-/// lazy `ScopeTable.shared`'s `swift_once` call.
-extern void *tracking_scope_chunks;
-extern void *tracking_store_chunks;
-
-static inline __attribute__((always_inline)) void *tracking_scope_chunks_get(void) {
-    return __atomic_load_n(&tracking_scope_chunks, __ATOMIC_ACQUIRE);
-}
-
-static inline __attribute__((always_inline)) void *tracking_store_chunks_get(void) {
-    return __atomic_load_n(&tracking_store_chunks, __ATOMIC_ACQUIRE);
-}
-
-static inline void tracking_scope_chunks_publish(void *chunks, void *stores) {
-    __atomic_store_n(&tracking_store_chunks, stores, __ATOMIC_RELEASE);
-    __atomic_store_n(&tracking_scope_chunks, chunks, __ATOMIC_RELEASE);
 }
 
 /// Grows `entries` to hold at least one more entry. Registers a thread-exit destructor on first use.

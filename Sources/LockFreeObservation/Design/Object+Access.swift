@@ -498,3 +498,21 @@ extension RegistrarObject {
         }
     }
 }
+
+extension RegistrarObject {
+    /// The end of an install's Dekker half (see `TrackedObject._writes`), once its slots and mask
+    /// are published (seq_cst): the write word loaded, or, when a write was in flight at the read
+    /// (`straddling`), `straddled` set by a read-modify-write. Returns whether a write other than
+    /// the reader's own `ownWrites` has begun or ended since `version` was loaded: a change the
+    /// scope may have missed, to report instead of losing it.
+    @inline(__always)
+    final func _recheckWrites(version: UInt64, ownWrites: UInt32, straddling: Bool) -> Bool {
+        _schedulePoint()
+        let writes =
+            straddling
+            ? _writes.bitwiseOr(WriteWord.straddled, ordering: .sequentiallyConsistent).oldValue
+            : _writes.load(ordering: .sequentiallyConsistent)
+        let expected = WriteWord.counts(version) &+ UInt64(ownWrites) &* WriteWord.begunUnit
+        return WriteWord.counts(writes) != expected
+    }
+}

@@ -288,6 +288,44 @@ enum TrackingScope {
         return count
     }
 
+    /// What a write does with a slot of its object that watches the property it writes (each
+    /// registrar's scan: `TrackedObject._scanChain`, `LockedSlots.claim`). Returns the callback it
+    /// claimed, if any (a `Claim`, to run once the scan is over), and what the slot should hold
+    /// from now on: 0 (its scope no longer holds it: fired, cancelled, recycled), its settled
+    /// content (a continuous scope just told of a write it straddled needs no second notice at its
+    /// end; a reusable scope's slot keeps its straddling state until its next run decides), or nil
+    /// (as it is).
+    ///
+    /// Only an armed scope, or a one-shot body reading and not yet marked (it is marked changed
+    /// instead: `claimCallback`), takes notice; the scope this thread runs is not told of its own
+    /// writes. That write may outlive the run (`willMutate` in it, `didMutate` after): the scope's
+    /// next run then looks for writes in flight (`DependencyStore.uncheckedArming`).
+    @inline(__always)
+    static func notice(
+        _ content: SlotContent, by thread: UnsafeMutablePointer<tracking_thread>
+    ) -> (claim: UInt32?, slot: UInt64?) {
+        let record = ScopeTable.record(content.record)
+        // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write word
+        // (seq_cst): the Dekker pair of `ReusableScope.run`.
+        var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
+        guard content.isHeld(in: state) else { return (nil, 0) }
+        guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) else {
+            if state.takesNotice { passedByOwnWrite(content.record) }
+            return (nil, nil)
+        }
+        let claim = claimCallback(record, &state, markingReading: true) ? Claim(record: content.record, state).raw : nil
+        if !content.isHeld(in: state) { return (claim, 0) }
+        return (claim, content.isStraddling && state.isArmed ? content.settled.raw : nil)
+    }
+
+    /// A write of the thread that runs the scope `record` passed it by (`notice`): the write may
+    /// outlive the run, so the scope's next run looks for writes in flight. Out of line, so that
+    /// it adds nothing to a scan's loop.
+    @inline(never)
+    static func passedByOwnWrite(_ record: UInt32) {
+        ScopeTable.store(record).pointee.uncheckedArming = true
+    }
+
     /// Runs the callback of a scope that saw a change while it was being installed.
     @usableFromInline
     static func fireNow(_ index: UInt32, generation: UInt32) {
