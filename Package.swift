@@ -5,8 +5,9 @@ import PackageDescription
 
 // Dependencies point one way:
 //   bench -> Harness + Workloads -> LockFreeObservation -> CTrackingSupport, LockFreeObservationMacros
-//   Workloads -> LockedObservation -> LockFreeObservation (its `ChangeObserver` and the design both
-//   registrars share: the dependency list, the kept read), CLockedTracking -> CTrackingSupport
+//   Workloads -> LockedObservation -> LockFreeObservation (its `ChangeObserver`, `TrackedValues`),
+//   CLockedTracking -> CTrackingSupport; LockedObservation compiles LockFreeObservation's `Design/`
+//   (the scopes) again, through a link, against its own objects
 //   Workloads -> Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
 // Every contender's models (Benchmarks/Workloads/Contenders, one file each) are compiled in the
 // module that runs them, under the same settings: no contender pays a module boundary another

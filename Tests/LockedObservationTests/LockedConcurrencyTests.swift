@@ -209,12 +209,11 @@ extension LockedConcurrencyTests {
     }
 }
 
-/// A `withTracking` scope can be fired by a write on another thread as soon as its run's end arms
-/// it, while the tracking thread is still installing its other slots: the writer that runs its
-/// callback closes it, and its lists stay the tracking thread's until `track` has ended
-/// (`_ScopeCore.handOverLists`). Oracle: once the writer has stopped and one more write has fired
-/// what it left armed, every scope was told exactly once and no object has an observer left.
-/// (Also run under ThreadSanitizer, which reported the writer's close racing the install.)
+/// A `withTracking` scope can be fired by a write on another thread while its tracking thread is
+/// still installing its other slots (under each object's lock): the one-shot scope is told once,
+/// and the slots of a fired scope are let go of. Oracle: once the writer has stopped and one more
+/// write has fired what it left armed, every scope was told exactly once and no object holds an
+/// observer any more. (Also run under ThreadSanitizer.)
 @Suite struct LockedOneShotCloseTests {
     @Test func aScopeFiredWhileItsRunEndsLeavesNoSlotBehind() {
         let models = (0..<48).map { _ in CounterModel() }

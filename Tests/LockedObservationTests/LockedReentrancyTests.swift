@@ -76,7 +76,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
 /// callbacks, and the deinits of the objects it releases, as the lock-free registrar's
 /// `ReentrancyTests`. Each test names the mechanism it proves.
 @Suite struct LockedReentrancyTests {
-    /// A dependency a run drops is released once the run has ended (`_ScopeCore.releaseLater`,
+    /// A dependency a run drops is released once the run has ended (`TrackingScope.releaseLater`,
     /// drained at the thread's outermost end), not in the reconciliation: its deinit's write of a
     /// property the scope still watches tells the scope, whose callback renders it again at
     /// once. (The render reads the old value during the write, so the write's end tells it

@@ -3,7 +3,7 @@ import Testing
 
 extension ContractTests {
     /// A new read at the run's last dependency takes its place (lock-free:
-    /// `TrackedObject._displaceLastDependency`; locked: `_ScopeCore.displaceLast`): the new
+    /// `_displaceLastDependency`): the new
     /// dependency is the run's from its first read, with no slots until the run ends
     /// (`settleDisplacement`), and the displaced one is dropped then. Its first read's version is
     /// all that covers its later reads: a version reloaded by a later read, a re-check ignored or

@@ -3,7 +3,7 @@ import Testing
 
 extension ContractTests {
     /// A long list that loses a dependency leaves a hole where it was instead of moving every later
-    /// dependency (lock-free: `DependencyStore.holes`; locked: `_ScopeCore.holes`); a dependency
+    /// dependency (`DependencyStore.holes`); a dependency
     /// added there later takes the hole, and holes left run after run are closed up.
     @Suite struct DependencyHoleTests {
         /// Long enough that a removal near its start leaves a hole (`holeMoveLimit`).

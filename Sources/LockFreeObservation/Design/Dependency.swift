@@ -82,9 +82,8 @@ struct Dependency {
 /// (the count view over 100,000 books) walks 24 bytes of them per object read, not 48: the other
 /// half (`DependencyRest`) lies in an array of its own beside this one (`DependencyBuffer`).
 ///
-/// Both registrars' dependency lists hold it (the locked registrar's `_DependencyList`, with a rest
-/// of its own), and both registrars' getters keep a read through it (`keepRead(_:of:in:)`). Frozen
-/// and usable from inline code: a getter keeps the read the run expects inline.
+/// A getter keeps a read through it (`keepRead(_:of:in:)`). Frozen and usable from inline code: a
+/// getter keeps the read the run expects inline.
 @usableFromInline @frozen
 package struct DependencyHead {
     /// The object (retained by the scope), the word and the lead: `object | word << 48 | lead`
@@ -108,7 +107,7 @@ package struct DependencyHead {
     }
 
     /// `key` as it is, its lead 0 until `settleLead()`: a dependency of a run's own list, which no
-    /// cursor walks until its leads are settled (the locked registrar's entries).
+    /// cursor walks until its leads are settled.
     @inlinable
     package init(keyWithoutLead key: UInt, mask: UInt64, read: UInt64) {
         self.key = key
@@ -193,11 +192,10 @@ package struct DependencyHead {
     }
 }
 
-/// Where a registrar keeps its running run's cursor over the last run's dependencies: in a C
-/// thread-local of its own (`tracking_current.run`; the locked registrar's
-/// `locked_tracking_current`), which a getter reaches with no call. Both registrars' getters keep
-/// a read through it (`DependencyHead.keepRead(_:of:in:)`), specialised for each: every
-/// requirement is implemented inline, as a load or a store of the thread-local.
+/// Where a registrar keeps its running run's cursor over the last run's dependencies: in its C
+/// thread-local (`registrarThread()`), which a getter reaches with no call. The getters keep a
+/// read through it (`DependencyHead.keepRead(_:of:in:)`): every requirement is implemented
+/// inline, as a load or a store of the thread-local (`TrackingRunCursor`).
 ///
 /// The dependency at `cursor` is always readable (a sentinel outside an outermost run and in a
 /// scope nested in one, where `dependencyCount` is 0), and two sentinels precede every list.
@@ -215,8 +213,8 @@ package protocol RunCursor {
 }
 
 extension DependencyHead {
-    /// The commonest tracked reads of a view that re-evaluates, inlined into both registrars'
-    /// getters (`TrackedObject._keepReadInline`, `LockedObject._keepReadInline`): the read the
+    /// The commonest tracked reads of a view that re-evaluates, inlined into the getters
+    /// (`_keepReadInline`): the read the
     /// running run expects next (its last run read this object there) of a property the installed
     /// slots watch; and a further watched property of the dependency just kept or the one before
     /// it (a row reading a book's title, then its author). Stores only to the dependency and to
@@ -387,8 +385,7 @@ extension UnsafeMutablePointer where Pointee == DependencyHead {
 }
 
 /// When a run's reconciliation leaves holes in a list of dependencies instead of moving the kept
-/// dependencies after a dropped one down (`DependencyStore.holes`; the locked registrar's
-/// `_ScopeCore.holes`): the same limits in both registrars.
+/// dependencies after a dropped one down (`DependencyStore.holes`).
 @usableFromInline
 package enum DependencyHoles {
     /// A run that drops dependencies from a list leaves holes where they were instead of moving
