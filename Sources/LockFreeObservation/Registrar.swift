@@ -1,6 +1,6 @@
 @preconcurrency import CTrackingSupport
 
-// The registrar the scopes (`Design/`) are compiled against here (see `Design/Registrar.swift`).
+// The registrar the scopes (`Design/`) are compiled against here (see `Design/RegistrarWords.swift`).
 
 /// The class of this registrar's objects.
 @usableFromInline typealias RegistrarObject = TrackedObject

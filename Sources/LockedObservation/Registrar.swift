@@ -3,7 +3,7 @@ import CTrackingSupport
 import LockFreeObservation
 
 // The registrar the scopes (`Design/`, the lock-free registrar's, linked) are compiled against here
-// (see `Design/Registrar.swift`).
+// (see `Design/RegistrarWords.swift`).
 
 /// The observers both registrars tell (the lock-free registrar's protocol), by the name the scopes use.
 public typealias ChangeObserver = LockFreeObservation.ChangeObserver
