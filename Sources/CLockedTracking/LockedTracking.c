@@ -2,7 +2,7 @@
 
 #include <stddef.h>
 
-tracking_registrar locked_registrar_words = {{0}, NULL, NULL};
+__attribute__((aligned(TRACKING_REGISTRAR_ALIGNMENT))) tracking_registrar locked_registrar_words = {{0}, NULL, NULL, {0}};
 
 // Each thread starts outside any run: its cursor at the sentinel (the lock-free registrar's, which
 // no getter of either writes to: its key matches no object). Its buffers grow, and are freed when

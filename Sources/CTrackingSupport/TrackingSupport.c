@@ -21,7 +21,7 @@ const uint64_t tracking_nothing_watched = 0;
 
 uint32_t tracking_lanes_assigned = 0;
 
-tracking_registrar tracking_lockfree = {{0}, NULL, NULL};
+__attribute__((aligned(TRACKING_REGISTRAR_ALIGNMENT))) tracking_registrar tracking_lockfree = {{0}, NULL, NULL, {0}};
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;

@@ -279,8 +279,7 @@ extension TrackedObject {
                 // (an object observed property by property by many views is scanned at a load and
                 // a compare per slot). Their dead ones wait for an install to reuse them.
                 if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
-                let notice = TrackingScope.notice(content, by: thread)
-                if let claim = notice.claim {
+                let replacement = TrackingScope.notice(content, by: thread) { claim in
                     if firstClaimed == nil {
                         firstClaimed = claim
                     } else {
@@ -293,7 +292,7 @@ extension TrackedObject {
                 }
                 // Relaxed: an emptied slot is reclaimed by compare-and-swap; losing the race to a
                 // settled slot only costs a second notice.
-                if let replacement = notice.slot,
+                if let replacement,
                     slot.pointee.compareExchange(expected: raw, desired: replacement, ordering: .relaxed).exchanged,
                     replacement == 0
                 {

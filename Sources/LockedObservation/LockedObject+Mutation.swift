@@ -81,13 +81,12 @@ extension LockedSlots {
             if raw == 0 { continue }
             let content = SlotContent(raw: raw)
             if (straddlersOnly && !content.isStraddling) || !content.watches(property) { continue }
-            let notice = TrackingScope.notice(content, by: thread)
-            if let claim = notice.claim {
+            let replacement = TrackingScope.notice(content, by: thread) { claim in
                 if thread.pointee.pendingCount == thread.pointee.pendingCapacity { tracking_grow_pending(thread) }
                 thread.pointee.pending[thread.pointee.pendingCount] = claim
                 thread.pointee.pendingCount += 1
             }
-            if let replacement = notice.slot { slot.pointee = replacement }
+            if let replacement { slot.pointee = replacement }
         }
     }
 

@@ -15,6 +15,15 @@ public typealias ChangeObserver = LockFreeObservation.ChangeObserver
 @inlinable @inline(__always)
 func registrarThread() -> UnsafeMutablePointer<tracking_thread> { locked_thread_state().unsafelyUnwrapped }
 
+/// The calling thread's tracking state, the C thread-local itself: its fields are read and
+/// written as plain %fs-relative accesses, inline (through `registrarThread()`'s address the
+/// getters would call for it).
+@inlinable
+var _registrarCurrent: tracking_thread {
+    @inline(__always) _read { yield locked_tracking_current }
+    @inline(__always) _modify { yield &locked_tracking_current }
+}
+
 /// The registrar's process-wide words.
 @inlinable @inline(__always)
 func registrarWords() -> UnsafeMutablePointer<tracking_registrar> { locked_registrar() }

@@ -169,7 +169,11 @@ typedef struct tracking_registrar {
     uint64_t writesInFlight[16];
     void *scopeChunks;
     void *storeChunks;
-} __attribute__((aligned(128))) tracking_registrar;
+    void *padding[14];  ///< The chunks' line and the next are theirs alone.
+} tracking_registrar;
+
+/// The alignment of each registrar's words (on the variable: Swift imports no over-aligned type).
+#define TRACKING_REGISTRAR_ALIGNMENT 128
 
 /// This registrar's words.
 extern tracking_registrar tracking_lockfree;

@@ -2,15 +2,16 @@
 import Synchronization
 
 // What the scopes reach of their registrar through the names each registrar's module gives
-// (`Registrar.swift`: `RegistrarObject`, the class of its objects; `registrarThread()`, the
-// calling thread's state; `registrarWords()`, its process-wide words). (`@preconcurrency`: the
+// (`Registrar.swift`: `RegistrarObject`, the class of its objects; `_registrarCurrent` and
+// `registrarThread()`, the calling thread's state, as the C thread-local itself, which a getter
+// reads inline, and as its address; `registrarWords()`, its process-wide words). (`@preconcurrency`: the
 // thread-local is per thread, never shared.)
 
-/// The calling thread's scope depth: a load of the registrar's C thread-local (initial-exec TLS),
-/// inlined into every getter. A plain global load, not a call, so the optimiser keeps the object a
-/// getter reads at +0.
+/// The calling thread's scope depth: a load of the registrar's C thread-local (initial-exec TLS,
+/// `_registrarCurrent`), inlined into every getter. A plain global load, not a call, so the
+/// optimiser keeps the object a getter reads at +0.
 @inlinable @inline(__always)
-var _trackingDepth: Int { registrarThread().pointee.depth }
+var _trackingDepth: Int { _registrarCurrent.depth }
 
 /// This registrar's run cursor (`RunCursor`): the thread's `run`, and a schedule point after a
 /// read kept at the cursor (the window between the run's arming and the caller's load of the value).
@@ -18,19 +19,19 @@ var _trackingDepth: Int { registrarThread().pointee.depth }
 enum TrackingRunCursor: RunCursor {
     @inlinable
     static var cursor: UnsafeMutableRawPointer? {
-        @inline(__always) get { registrarThread().pointee.run.cursor }
-        @inline(__always) set { registrarThread().pointee.run.cursor = newValue }
+        @inline(__always) get { _registrarCurrent.run.cursor }
+        @inline(__always) set { _registrarCurrent.run.cursor = newValue }
     }
 
     @inlinable
     static var dependencyCount: Int {
-        @inline(__always) get { registrarThread().pointee.run.dependencyCount }
+        @inline(__always) get { _registrarCurrent.run.dependencyCount }
     }
 
     @inlinable
     static var bitsRead: Int {
-        @inline(__always) get { registrarThread().pointee.run.bitsRead }
-        @inline(__always) set { registrarThread().pointee.run.bitsRead = newValue }
+        @inline(__always) get { _registrarCurrent.run.bitsRead }
+        @inline(__always) set { _registrarCurrent.run.bitsRead = newValue }
     }
 
     @inlinable @inline(__always)

@@ -289,9 +289,9 @@ enum TrackingScope {
     }
 
     /// What a write does with a slot of its object that watches the property it writes (each
-    /// registrar's scan: `TrackedObject._scanChain`, `LockedSlots.claim`). Returns the callback it
-    /// claimed, if any (a `Claim`, to run once the scan is over), and what the slot should hold
-    /// from now on: 0 (its scope no longer holds it: fired, cancelled, recycled), its settled
+    /// registrar's scan: `TrackedObject._scanChain`, `LockedSlots.claim`). Passes the callback it
+    /// claimed, if any, to `claimed` (a `Claim`, to run once the scan is over), and returns what the
+    /// slot should hold from now on: 0 (its scope no longer holds it: fired, cancelled, recycled), its settled
     /// content (a continuous scope just told of a write it straddled needs no second notice at its
     /// end; a reusable scope's slot keeps its straddling state until its next run decides), or nil
     /// (as it is).
@@ -302,20 +302,20 @@ enum TrackingScope {
     /// next run then looks for writes in flight (`DependencyStore.uncheckedArming`).
     @inline(__always)
     static func notice(
-        _ content: SlotContent, by thread: UnsafeMutablePointer<tracking_thread>
-    ) -> (claim: UInt32?, slot: UInt64?) {
+        _ content: SlotContent, by thread: UnsafeMutablePointer<tracking_thread>, _ claimed: (UInt32) -> Void
+    ) -> UInt64? {
         let record = ScopeTable.record(content.record)
         // seq_cst: a reusable scope arms its record (seq_cst) before its reads load the write word
         // (seq_cst): the Dekker pair of `ReusableScope.run`.
         var state = ScopeState(raw: record.pointee.state.load(ordering: .sequentiallyConsistent))
-        guard content.isHeld(in: state) else { return (nil, 0) }
+        guard content.isHeld(in: state) else { return 0 }
         guard state.takesNotice, record.pointee.runner.load(ordering: .relaxed) != UInt(bitPattern: thread) else {
             if state.takesNotice { passedByOwnWrite(content.record) }
-            return (nil, nil)
+            return nil
         }
-        let claim = claimCallback(record, &state, markingReading: true) ? Claim(record: content.record, state).raw : nil
-        if !content.isHeld(in: state) { return (claim, 0) }
-        return (claim, content.isStraddling && state.isArmed ? content.settled.raw : nil)
+        if claimCallback(record, &state, markingReading: true) { claimed(Claim(record: content.record, state).raw) }
+        if !content.isHeld(in: state) { return 0 }
+        return content.isStraddling && state.isArmed ? content.settled.raw : nil
     }
 
     /// A write of the thread that runs the scope `record` passed it by (`notice`): the write may
