@@ -563,4 +563,14 @@ struct DependencyStore {
         spare = DependencyBuffer(
             inline: inline + DependencyBuffer.bytes(capacity: Self.inlineCapacity), capacity: Self.inlineCapacity)
     }
+
+    /// No dependency, nothing watched: a new scope's store, or a cancelled one's (its buffers kept).
+    mutating func empty() {
+        count = 0
+        watchedBits = 0
+        straddling = 0
+        holes = 0
+        runsWithHoles = 0
+        uncheckedArming = false
+    }
 }

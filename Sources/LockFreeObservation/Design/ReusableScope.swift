@@ -81,13 +81,7 @@ public struct ReusableScope: Sendable, Hashable {
         scope.pointee.kind.store(ScopeKind.reusable.rawValue, ordering: .relaxed)
         // A reusable scope retains its objects, so none of them can go away under it.
         scope.pointee.watchedSlots.store(WatchedSlots(generation: free.generation, count: 0).raw, ordering: .relaxed)
-        let store = ScopeTable.store(index)
-        store.pointee.count = 0
-        store.pointee.watchedBits = 0
-        store.pointee.straddling = 0
-        store.pointee.holes = 0
-        store.pointee.runsWithHoles = 0
-        store.pointee.uncheckedArming = false
+        ScopeTable.store(index).pointee.empty()
         let idle = free.idle
         idle._checkInvariants()
         // Release: publishes the payload to a thread that claims the record from a slot.
@@ -380,12 +374,7 @@ public struct ReusableScope: Sendable, Hashable {
             TrackingScope.releaseLater(base[i].object, thread)
         }
         store.pointee.cancelledInRun = false
-        store.pointee.count = 0
-        store.pointee.watchedBits = 0
-        store.pointee.straddling = 0
-        store.pointee.holes = 0
-        store.pointee.runsWithHoles = 0
-        store.pointee.uncheckedArming = false
+        store.pointee.empty()
         store.pointee.dependencies.shrink(above: 256)
         store.pointee.spare.shrink(above: 256)
     }
@@ -394,19 +383,7 @@ public struct ReusableScope: Sendable, Hashable {
     /// until an install or a scan reuses them: once the record moves to its next generation,
     /// nothing reads them as this scope's.
     private func close(_ scope: UnsafeMutablePointer<ScopeRecord>, from state: ScopeState) {
-        var state = state
-        while true {
-            let closing = state.cancelled
-            // Acquire-release, as `TrackingToken.cancel()`.
-            let (exchanged, seen) = scope.pointee.state.compareExchange(
-                expected: state.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
-            if exchanged {
-                closing._checkInvariants()
-                if closing.isDone { ScopeTable.shared.recycle(record, from: closing) }
-                return
-            }
-            state = ScopeState(raw: seen)
-        }
+        _ = ScopeTable.close(record, from: state) { _ in true }
     }
 
     /// armed -> idle, for the owner: the scope ends. Returns whether it was armed.

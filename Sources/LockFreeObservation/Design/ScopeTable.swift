@@ -136,6 +136,28 @@ final class ScopeTable: @unchecked Sendable {
         }
     }
 
+    /// Cancels the incarnation of record `index` that `state` (a load of its word) shows, while
+    /// `open` holds for the word seen: moves it to closing (acquire-release: a canceller sees the
+    /// callbacks' payload as the claimers do, and publishes the cancel), and recycles it if no
+    /// callback is in flight. Returns whether it did.
+    @inline(__always)
+    static func close(_ index: UInt32, from state: ScopeState, while open: (ScopeState) -> Bool) -> Bool {
+        let record = Self.record(index)
+        var current = state
+        while open(current) {
+            let closing = current.cancelled
+            let (exchanged, seen) = record.pointee.state.compareExchange(
+                expected: current.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
+            if exchanged {
+                closing._checkInvariants()
+                if closing.isDone { shared.recycle(index, from: closing) }
+                return true
+            }
+            current = ScopeState(raw: seen)
+        }
+        return false
+    }
+
     /// Test hook: sets the generation of a record that is free, so that a test can reach the
     /// generation limit without recycling it 8M times. The caller must own the record (it has
     /// just recycled it and no other thread takes records meanwhile, or it retries).

@@ -52,20 +52,8 @@ public struct TrackingToken: Sendable, Hashable {
     @discardableResult
     public func cancel() -> Bool {
         guard record != 0 else { return false }
-        let scope = ScopeTable.record(record)
-        var current = ScopeState(raw: scope.pointee.state.load(ordering: .relaxed))
-        while current.isArmed && current.generation == generation {
-            let closing = current.cancelled
-            let (exchanged, seen) = scope.pointee.state.compareExchange(
-                expected: current.raw, desired: closing.raw, ordering: .acquiringAndReleasing)
-            if exchanged {
-                closing._checkInvariants()
-                if closing.isDone { ScopeTable.shared.recycle(record, from: closing) }
-                return true
-            }
-            current = ScopeState(raw: seen)
-        }
-        return false
+        let state = ScopeState(raw: ScopeTable.record(record).pointee.state.load(ordering: .relaxed))
+        return ScopeTable.close(record, from: state) { $0.isArmed && $0.generation == generation }
     }
 }
 
