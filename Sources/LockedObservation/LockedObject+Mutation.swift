@@ -73,7 +73,8 @@ extension LockedSlots {
     {
         // A walk by address: the loop over the slots that do not concern the write is a load and a
         // compare or two per slot.
-        var slot = base.unsafelyUnwrapped
+        // (None: an object whose slots its deinit has let go of, written by a deinit it runs.)
+        guard var slot = base else { return }
         let end = slot + used
         while slot != end {
             defer { slot += 1 }

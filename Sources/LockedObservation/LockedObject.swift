@@ -53,8 +53,13 @@ open class LockedObject {
     deinit {
         // No other thread can reach the object now. A scope that loses its last object is closed,
         // so that its callback is released (`TrackingScope.objectWentAway`), as the lock-free
-        // registrar's objects do.
-        _withObservers { $0.free { TrackingScope.objectWentAway(SlotContent(raw: $0)) } }
+        // registrar's objects do: outside the lock, since releasing a callback runs user code,
+        // which may write to this object still.
+        var slots = _withObservers { slots in
+            defer { slots = LockedSlots() }
+            return slots
+        }
+        slots.free { TrackingScope.objectWentAway(SlotContent(raw: $0)) }
     }
 
     /// Runs `body` under `_observers`' lock, shown to ThreadSanitizer (`_lockAcquired`) on the

@@ -178,6 +178,39 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
         #expect(deinits.value == 1)
     }
 
+    /// A dying object lets go of the one-shot scopes whose last object it was: their callbacks are
+    /// released, and a capture's deinit may write to the dying object. That runs outside the
+    /// object's lock (`LockedObject.deinit`); inside it, the write takes the lock its own deinit
+    /// holds (`Mutex` traps: "Recursive call to lock Mutex").
+    @Test(.timeLimit(.minutes(1))) func aCallbackReleasedByADyingObjectMayWriteToIt() {
+        final class WritesOnDeinit: @unchecked Sendable {
+            // `@unchecked Sendable`: one thread. `unowned(unsafe)`: it writes to the object while
+            // the object's deinit runs.
+            unowned(unsafe) let model: Pair
+            let wrote: Told
+            init(_ model: Pair, _ wrote: Told) {
+                self.model = model
+                self.wrote = wrote
+            }
+            deinit {
+                model.count = 7
+                wrote.bump()
+            }
+        }
+        let wrote = Told()
+        var model: Pair? = Pair()
+        let token: LockedToken
+        do {
+            let writer = WritesOnDeinit(model!, wrote)
+            token = LockedTracking.withTracking({ _ = model!.count }, onChange: { [writer] in _ = writer }).token
+        }
+        #expect(token.isArmed && wrote.value == 0)
+        model = nil  // its deinit cancels the scope, whose callback goes
+        #expect(wrote.value == 1)
+        #expect(!token.isArmed)
+        expectNoRun()
+    }
+
     /// A scope cannot run inside its own run: refused with a precondition (`ReusableScope.run`).
     @Test func aRunInsideItsOwnRunIsRefused() async {
         await #expect(processExitsWith: .failure) {
