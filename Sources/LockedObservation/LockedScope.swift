@@ -7,7 +7,7 @@ import LockFreeObservation
 /// Create it once per view, `run` the view's body at every evaluation, `cancel` it when the view
 /// goes away; the promises are `ReusableScope`'s.
 public struct LockedScope: Sendable {
-    public let scope: ReusableScope
+    @usableFromInline let scope: ReusableScope
     @usableFromInline let observer: ObjectIdentifier?
 
     /// A scope that tells `observer`, which it holds until cancelled.
