@@ -142,11 +142,18 @@ let package = Package(
         // The workloads are the app code every contender runs: the contenders' models, the renderer,
         // the steps, in one module, as an app's models and views would be. Measured release builds
         // leave out dynamic exclusivity checks for all of it (every contender alike; debug builds,
-        // the tests, keep them). The registrar keeps Swift's defaults.
+        // the tests, keep them). The registrar keeps Swift's defaults. LLVM's function merging is
+        // off here: two contenders whose specialisations compile to the same machine code (lockfree
+        // and locked share the registrar's design) would share one copy, and one of them would reach
+        // it through an extra jump that no app using only that registrar pays.
         .target(
             name: "Workloads", dependencies: ["LockFreeObservation", "LockedObservation", "Harness"],
             path: "Benchmarks/Workloads",
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            swiftSettings: [
+                .unsafeFlags(
+                    ["-enforce-exclusivity=unchecked", "-Xfrontend", "-disable-llvm-merge-functions-pass"],
+                    .when(configuration: .release))
+            ]
         ),
         .executableTarget(
             name: "bench", dependencies: ["Harness", "Workloads", "LockFreeObservation", "probe"],
