@@ -87,7 +87,10 @@ extension LockedSlots {
                 thread.pointee.pending[thread.pointee.pendingCount] = claim
                 thread.pointee.pendingCount += 1
             }
-            if let replacement { slot.pointee = replacement }
+            if let replacement {
+                slot.pointee = replacement
+                if replacement == 0 { hint = min(hint, slot - base.unsafelyUnwrapped) }
+            }
         }
     }
 

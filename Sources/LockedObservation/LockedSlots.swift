@@ -15,6 +15,9 @@ struct LockedSlots: @unchecked Sendable {
     var capacity = 0
     /// Slots `0..<used` have been handed out at least once (a write scans these).
     var used = 0
+    /// Where an insert starts looking, as in the lock-free registrar's slot blocks: after the slot
+    /// last handed out, or lower where a scan emptied one.
+    var hint = 0
 
     static let firstCapacity = 4
 
@@ -32,13 +35,22 @@ struct LockedSlots: @unchecked Sendable {
     }
 
     mutating func insert(_ content: UInt64) {
-        for i in 0..<used where base.unsafelyUnwrapped[i] == 0 || !Self.isHeld(base.unsafelyUnwrapped[i]) {
-            base.unsafelyUnwrapped[i] = content
-            return
+        // From the hint to the end, then from the start to the hint; append only when every slot
+        // handed out is held.
+        var i = hint < used ? hint : 0
+        for _ in 0..<used {
+            let raw = base.unsafelyUnwrapped[i]
+            if raw == 0 || !Self.isHeld(raw) {
+                base.unsafelyUnwrapped[i] = content
+                hint = i + 1
+                return
+            }
+            i = i + 1 == used ? 0 : i + 1
         }
         if used == capacity { grow() }
         base.unsafelyUnwrapped[used] = content
         used += 1
+        hint = used
     }
 
     /// Empties one slot holding `content`, if any.

@@ -156,6 +156,36 @@ import Testing
         innerScope.cancel()
     }
 
+    /// An install looks for a free slot from after the slot last handed out, wrapping, as the
+    /// lock-free registrar's slot blocks do, so that re-arming one of many scopes on one object
+    /// (`stream/fan-out/consumers=10000`) does not walk every held slot before it. Slots 0 and 2
+    /// free, the hint at 1: the next install takes slot 2 (a walk from the start would take 0).
+    @Test func anInstallLooksFromAfterTheSlotLastHandedOut() {
+        let counter = CounterModel()
+        let observer = CountingObserver()
+        func arm() -> LockedToken { LockedTracking.withTracking({ counter.value }, notifying: observer).token }
+        func heldSlots() -> [Int] {
+            counter._withObservers { slots in
+                (0..<slots.used).filter {
+                    let raw = slots.base.unsafelyUnwrapped[$0]
+                    return raw != 0 && LockedSlots.isHeld(raw)
+                }
+            }
+        }
+        let first = (0..<4).map { _ in arm() }
+        #expect(heldSlots() == [0, 1, 2, 3])
+        #expect(first[0].cancel())
+        let reused = arm()  // the walk wraps to slot 0
+        #expect(heldSlots() == [0, 1, 2, 3])
+        #expect(first[2].cancel())
+        #expect(reused.cancel())
+        #expect(heldSlots() == [1, 3])
+        let last = arm()
+        #expect(heldSlots() == [1, 2, 3])
+        for token in [first[1], first[3], last] { #expect(token.cancel()) }
+        #expect(observer.count == 0)
+    }
+
     /// A scope retains what its last run read until it is cancelled (it is a handle, as
     /// `ReusableScope`: its last copy going away cancels nothing).
     @Test func aCancelledScopeReleasesItsObjects() {
