@@ -142,10 +142,11 @@ let package = Package(
         // The workloads are the app code every contender runs: the contenders' models, the renderer,
         // the steps, in one module, as an app's models and views would be. Measured release builds
         // leave out dynamic exclusivity checks for all of it (every contender alike; debug builds,
-        // the tests, keep them). The registrar keeps Swift's defaults. LLVM's function merging is
-        // off here: two contenders whose specialisations compile to the same machine code (lockfree
-        // and locked share the registrar's design) would share one copy, and one of them would reach
-        // it through an extra jump that no app using only that registrar pays.
+        // the tests, keep them). The registrar keeps Swift's defaults. Function merging is off
+        // here: it folds two contenders' specialisations that differ only in a few constants
+        // (lockfree's and locked's, which share the registrar's design) into one function taking
+        // those constants, their getters, as arguments, a call through a pointer that no app using
+        // one registrar makes (Documentation/Methodology.md; scripts/gate.sh fails on a fold).
         .target(
             name: "Workloads", dependencies: ["LockFreeObservation", "LockedObservation", "Harness"],
             path: "Benchmarks/Workloads",

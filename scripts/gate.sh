@@ -13,7 +13,8 @@ swift build -c release --product bench || exit 1
 bench="$(swift build -c release --show-bin-path)/bench"
 # No contender's workload code folded into another's (Documentation/Methodology.md, "No contender
 # shares another's code"): the compiler names a folded function with the suffix `Tm`.
-folded=$(nm "$bench" | grep -c ' \$s9Workloads.*Tm$')
+symbols=$(nm "$bench") || { echo "gate: cannot list the symbols of $bench (nm, from binutils)"; exit 1; }
+folded=$(grep -c ' \$s9Workloads.*Tm$' <<<"$symbols")
 if [ "$folded" != 0 ]; then
     echo "gate: $folded Workloads functions were folded together in the release build (see Package.swift, Workloads)"
     exit 1
