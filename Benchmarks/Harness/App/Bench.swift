@@ -14,12 +14,15 @@ public struct Bench: Sendable {
     public var buildRefusal: String?
     /// The outside measurement's executable (`Probe`), run beside the suite's `apple` primitives.
     public var probe: String?
+    /// Stops `run` and `check` (SIGINT, SIGTERM once `trap`ped): they write what finished.
+    public var interruption: Interruption
 
     public init(
         suite: [Benchmark], executor: any PassExecutor = ChildProcessExecutor(), console: Console = .standard,
         commandLine: [String] = CommandLine.arguments, faultInjections: [String] = [], buildRefusal: String? = nil,
-        probe: String? = nil
+        probe: String? = nil, interruption: Interruption = .process
     ) {
+        self.interruption = interruption
         self.probe = probe
         self.faultInjections = faultInjections
         self.suite = suite

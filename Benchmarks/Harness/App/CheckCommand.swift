@@ -10,6 +10,7 @@ extension Bench {
         let thresholdsPath = Thresholds.path(in: thresholdsFolder)
         let file = try thresholds(for: baseline, at: thresholdsPath)
         let outcome = try run(options)
+        if outcome.exitCode == .interrupted { return try noVerdict(written: outcome.results != nil, options.output) }
         guard var current = outcome.results, let plan = outcome.plan else { return outcome.exitCode }
         // What the measured benchmarks declare of their threads, with the file's tolerances.
         let thresholds = file.declaring(outcome.runs)
@@ -17,6 +18,8 @@ extension Bench {
         var verdict = Gate.evaluate(baseline: baseline, current: current, thresholds: thresholds)
         let rounds = remeasureTimeSuspects(
             &current, &verdict, outcome.runs, plan: plan, baseline: baseline, thresholds: thresholds)
+        // Interrupted while re-measuring: the results written above stand, without a verdict.
+        if interruption.isInterrupted { return try noVerdict(written: true, options.output) }
         if rounds > 0 {
             try write(current, to: options.output, formats: options.formats, keepSamples: options.keepSamples)
         }
@@ -40,6 +43,20 @@ extension Bench {
             console.out("and commit it with the thresholds (\(thresholdsPath)):\n\(thresholds.json)")
         }
         return verdict.exitCode
+    }
+
+    /// An interrupted check: no verdict, said on stderr and, beside results that were written, in
+    /// `gate.md`.
+    private func noVerdict(written: Bool, _ folder: String) throws(BenchError) -> ExitCode {
+        let signal = interruption.signal.map(Interruption.name) ?? "a signal"
+        let line = "check interrupted by \(signal): no verdict"
+        console.err("bench: \(line)\n")
+        if written {
+            do { try ResultsWriter.writeFile("## bench check\n\n\(line.prefix(1).uppercased() + line.dropFirst()).\n", to: folder + "/gate.md") } catch {
+                throw BenchError(error)
+            }
+        }
+        return .interrupted
     }
 
     /// The checked baseline's thresholds (`thresholdsPath`, written with the defaults when missing),
@@ -73,7 +90,7 @@ extension Bench {
         baseline: ResultSet, thresholds: Thresholds
     ) -> Int {
         var rounds = 0
-        while !verdict.timeSuspects.isEmpty && rounds < 3 {
+        while !verdict.timeSuspects.isEmpty && rounds < 3 && !interruption.isInterrupted {
             rounds += 1
             let suspects = Set(verdict.timeSuspects)
             console.err("re-measuring \(suspects.count) suspect(s) with more samples (round \(rounds) of 3)\n")

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Bench {
     /// What `run` produced: the exit status and, when it measured, the result set.
     public struct RunOutcome {
@@ -7,50 +9,162 @@ extension Bench {
         var plan: TimingPlan?
     }
 
-    /// `bench run`: select, check the output folder, self-test, measure, write, summarise.
+    /// `bench run`: select, check the output folder, self-test, measure, write, summarise. With
+    /// `--resume DIR`, the run recorded in DIR is completed (`resumable`). Interrupted, it writes
+    /// the benchmarks that finished, marked interrupted, and returns `.interrupted`.
     func run(_ options: RunOptions) throws(BenchError) -> RunOutcome {
+        var options = options
+        var previous: ResultSet?
+        if let folder = options.resume { (options, previous) = try resumable(folder, options) }
         let runs: [PlannedRun]
         do { runs = try options.selection.plan(suite) } catch { throw BenchError(error) }
         if runs.isEmpty { throw BenchError(.usage, "no benchmark matches the selection; see 'bench list'") }
+        let kept = previous.map { Self.complete(runs, in: $0) } ?? []
+        if let previous, kept.count == runs.count, previous.metadata.interrupted == nil {
+            console.err("bench: '\(options.resume!)' holds every benchmark of its run; nothing to measure\n")
+            return RunOutcome(exitCode: .success, results: previous)
+        }
         do { try ResultsWriter.checkWritable(options.output) } catch { throw BenchError(error) }
         do { try AllocationSelfTest.run() } catch { throw BenchError(.benchmarkFailed, "\(error)") }
         IdleThread.start()
 
+        // The plan and deadline of the whole run, the deadline shared by what is left of it.
         let plan = options.mode.timingPlan(runs: runs.count, maxSamples: options.samples)
+        let left = Double(runs.count - kept.count) / Double(runs.count)
         let results = measure(
-            runs, plan: plan, deadline: options.mode.totalSeconds, mode: options.mode, metrics: options.metrics,
-            quiet: options.quiet)
-        var set = ResultSet(
-            metadata: MetadataCollector.collect(
-                command: commandLine, mode: options.mode.rawValue, faultInjections: faultInjections),
-            results: results)
-        if let probe = probe, options.metrics.contains(.time),
+            runs, plan: plan, deadline: options.mode.totalSeconds * left, mode: options.mode,
+            metrics: options.metrics, quiet: options.quiet, measured: kept)
+        var metadata =
+            previous?.metadata
+            ?? MetadataCollector.collect(
+                command: commandLine, mode: options.mode.rawValue, faultInjections: faultInjections)
+        if previous != nil {
+            let before = Set(kept.map(\.benchmark))
+            let measured = Self.benchmarkNames(results).filter { !before.contains($0) }
+            metadata.interrupted = nil
+            metadata.resumed = (metadata.resumed ?? []) + [
+                ResumedRun(
+                    date: MetadataCollector.now(), command: MetadataCollector.reproducible(commandLine),
+                    measured: measured)
+            ]
+        }
+        var set = ResultSet(metadata: metadata, results: results)
+        if let probe = probe, options.metrics.contains(.time), !interruption.isInterrupted,
             set.results.contains(where: { $0.contender == "apple" && $0.benchmark.hasPrefix("primitives/") })
         {
-            if let figures = Probe.measure(probe) {
+            if let figures = Probe.measure(probe, interruption: interruption) {
                 Probe.attach(figures, to: &set)
-            } else {
+            } else if !interruption.isInterrupted {
                 console.err("bench: the probe (\(probe)) failed; its figures are left out\n")
             }
+        }
+        if let signal = interruption.signal {
+            set.metadata.interrupted = InterruptedRun(
+                signal: Interruption.name(of: signal), notMeasured: Self.notMeasured(runs, in: set),
+                instructionsNotCounted: Runner.instructionsWanted(
+                    runs, results: set.results, metrics: options.metrics, mode: options.mode))
+        }
+        guard !set.results.isEmpty else {
+            console.err(
+                "bench: interrupted by \(set.metadata.interrupted?.signal ?? "a signal") before any benchmark finished; "
+                    + "nothing written ('\(options.output)' is as it was)\n")
+            return RunOutcome(exitCode: .interrupted, results: nil, runs: runs, plan: plan)
         }
         let written = try write(set, to: options.output, formats: options.formats, keepSamples: options.keepSamples)
         console.out(SummaryTable.format(set))
         let failed = reportFailures(set)
         console.out(
             "\n" + SummaryTable.closing(set, folder: options.output, files: written.filter { !$0.hasSuffix(".svg") }))
+        if let interrupted = set.metadata.interrupted {
+            let total = Self.benchmarkNames(runs.map { ($0.name) }).count
+            let missing = interrupted.notMeasured.count
+            let instructions =
+                interrupted.instructionsNotCounted.isEmpty
+                ? "" : ", instructions not counted for \(interrupted.instructionsNotCounted.count) run(s)"
+            console.err(
+                "bench: interrupted by \(interrupted.signal): wrote \(total - missing) of \(total) benchmarks to "
+                    + "\(options.output) (\(missing) not measured\(instructions), listed in report.md); "
+                    + "finish with: bench run --resume \(shellQuoted(options.output))\n")
+            return RunOutcome(exitCode: .interrupted, results: set, runs: runs, plan: plan)
+        }
         return RunOutcome(exitCode: failed ? .benchmarkFailed : .success, results: set, runs: runs, plan: plan)
+    }
+
+    /// The options and results of the interrupted run in `folder` (`--resume`), read as
+    /// `Baseline.load` reads a folder; its command line's options, with
+    /// `given`'s output and quiet. Refused (exit 5) when unreadable, or measured by other code.
+    func resumable(_ folder: String, _ given: RunOptions) throws(BenchError) -> (RunOptions, ResultSet) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw BenchError(.baselineUnusable, "cannot resume '\(folder)': it is not a results folder")
+        }
+        let set: ResultSet
+        do { set = try Baseline.load(folder, role: "results") } catch {
+            throw BenchError(.baselineUnusable, "cannot resume '\(folder)': \(error.message)")
+        }
+        let command = set.metadata.command
+        let prefix = MetadataCollector.reproducible(["bench"])
+        var recorded: RunOptions
+        let parsed = command.starts(with: prefix) ? (try? Parser.parse(Array(command.dropFirst(prefix.count)))) : nil
+        switch parsed {
+        case .run(let options)?, .check(_, let options)?: recorded = options
+        default:
+            throw BenchError(
+                .baselineUnusable,
+                "cannot resume '\(folder)': its command (\(set.metadata.commandLine)) is not a run of the suite")
+        }
+        let here = (
+            commit: MetadataCollector.gitCommit(), toolchain: MetadataCollector.toolchain,
+            allocator: AllocationCounter.allocatorName
+        )
+        let m = set.metadata
+        var differences: [String] = []
+        if m.gitCommit != here.commit { differences.append("commit \(m.gitCommit), this tree is at \(here.commit)") }
+        if m.toolchain != here.toolchain { differences.append("Swift \(m.toolchain), this is Swift \(here.toolchain)") }
+        if m.allocator != here.allocator { differences.append("\(m.allocator), this build uses \(here.allocator)") }
+        if (m.faultInjections ?? []) != faultInjections {
+            differences.append("injected faults \(m.faultInjections ?? []), this build has \(faultInjections)")
+        }
+        if !differences.isEmpty {
+            throw BenchError(
+                .baselineUnusable,
+                "cannot resume '\(folder)': it was measured with \(differences.joined(separator: "; "))")
+        }
+        recorded.resume = given.resume
+        recorded.output = given.output
+        recorded.quiet = given.quiet
+        return (recorded, set)
+    }
+
+    /// The results of `set` for the benchmarks of `runs` that it has on every contender.
+    static func complete(_ runs: [PlannedRun], in set: ResultSet) -> [BenchmarkResult] {
+        let missing = Set(runs.filter { set.result($0.name, $0.contender) == nil }.map(\.name))
+        return runs.compactMap { run in missing.contains(run.name) ? nil : set.result(run.name, run.contender) }
+    }
+
+    /// The benchmarks of `runs` that `set` lacks, each once, in run order.
+    static func notMeasured(_ runs: [PlannedRun], in set: ResultSet) -> [String] {
+        benchmarkNames(runs.filter { set.result($0.name, $0.contender) == nil }.map(\.name))
+    }
+
+    static func benchmarkNames(_ results: [BenchmarkResult]) -> [String] { benchmarkNames(results.map(\.benchmark)) }
+
+    /// `names`, each once, in order.
+    static func benchmarkNames(_ names: [String]) -> [String] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
     }
 
     func measure(
         _ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard,
-        metrics: Set<MetricGroup> = Set(MetricGroup.allCases), quiet: Bool = false
+        metrics: Set<MetricGroup> = Set(MetricGroup.allCases), quiet: Bool = false, measured: [BenchmarkResult] = []
     ) -> [BenchmarkResult] {
         let progress = ProgressReporter(console: console, quiet: quiet)
         let runner = Runner(
             executor: executor.reporting(diagnostics: { progress.diagnostic($0) }), metrics: metrics,
-            events: { progress.handle($0) })
+            interruption: interruption, events: { progress.handle($0) })
         defer { progress.finish() }
-        return runner.run(runs, plan: plan, deadline: deadline, mode: mode)
+        return runner.run(runs, plan: plan, deadline: deadline, mode: mode, measured: measured)
     }
 
     /// Prints one line per failed benchmark on stderr; returns whether any failed.

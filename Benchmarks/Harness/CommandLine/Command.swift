@@ -24,6 +24,8 @@ public struct RunOptions: Sendable, Equatable {
     public var quiet = false
     /// Also write `samples.json`: the full result set with every raw sample (`--keep-samples`).
     public var keepSamples = false
+    /// An interrupted run's results folder to complete (`--resume DIR`): its own options are used.
+    public var resume: String?
 
     public init() {}
 

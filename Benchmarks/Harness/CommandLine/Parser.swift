@@ -30,7 +30,7 @@ public enum Parser {
         case "baseline": return try baselineSave(rest)
         case "compare":
             guard rest.count == 2, !rest.contains(where: { $0.hasPrefix("-") }) else {
-                throw UsageError("usage: bench compare A B (baseline names or JSON files)")
+                throw UsageError("usage: bench compare A B (results folders, baseline names or JSON files)")
             }
             return .compare(rest[rest.startIndex], rest[rest.startIndex + 1])
         case "check":
@@ -101,7 +101,10 @@ public enum Parser {
         var options = RunOptions()
         var baseline: String?
         var tokens = Tokens(arguments)
+        var measuring: [String] = []  // the flags that choose what and how to measure
+        var outputGiven = false
         while let flag = try tokens.nextFlag() {
+            if !["--output", "--quiet", "--baseline", "--resume"].contains(flag) { measuring.append(flag) }
             switch flag {
             case "--filter": options.filter = try tokens.value(for: flag)
             case "--contender", "--contenders":
@@ -127,7 +130,10 @@ public enum Parser {
                 }
                 options.parameters.entries.append(
                     ParameterEntry(key: String(text[..<eq]), value: String(text[text.index(after: eq)...])))
-            case "--output": options.output = try tokens.value(for: flag)
+            case "--output":
+                options.output = try tokens.value(for: flag)
+                outputGiven = true
+            case "--resume": options.resume = try tokens.value(for: flag)
             case "--format": options.formats = try formats(try tokens.value(for: flag))
             case "--metrics":
                 var groups = Set<MetricGroup>()
@@ -152,6 +158,12 @@ public enum Parser {
             }
         }
         if options.quick && options.full { throw UsageError("--quick and --full exclude each other") }
+        if let folder = options.resume {
+            if let flag = measuring.first {
+                throw UsageError("--resume measures with the options of the run it completes; leave out \(flag)")
+            }
+            if !outputGiven { options.output = folder }
+        }
         return (options, baseline)
     }
 }

@@ -21,6 +21,14 @@ public enum Usage {
                                   callgrind is not counted, with a note
           --quiet                 print the summary only: no progress, no child diagnostics
           --keep-samples          also write samples.json, every raw sample (results.json holds summaries)
+          --resume DIR            complete the interrupted run whose results are in DIR: measure only the
+                                  benchmarks it lacks, with its options, and write the whole set to DIR
+                                  (or --output); only --output and --quiet may be given with it
+        Each measuring child has a deadline: 60 s plus 4 times what its pass is given (the timing
+        pass's warm-up and budget, the counting pass's operations at the measured p50, the instruction
+        pass's estimate); past it its process group is killed and its benchmark fails ("timed out").
+        Ctrl-C (SIGINT) or SIGTERM stops the children and writes the benchmarks that finished, marked
+        interrupted (exit 130); a second Ctrl-C ends bench at once.
         """
 
     /// `bench report --help`.
@@ -78,7 +86,7 @@ public enum Usage {
           list                    print benchmark names
           report                  regenerate report.md, its pages and charts, or an export, from a results.json
           baseline save NAME      keep a results.json as a named baseline
-          compare A B             compare two result sets
+          compare A B             compare two result sets (results folders, baseline names or JSON files)
           check --baseline FILE   run and gate against a baseline
 
         Run options (bench run / bench check):
@@ -104,7 +112,7 @@ public enum Usage {
                 "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check reads of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
         case "compare":
             return
-                "USAGE: bench compare A B\n\nPrints a Markdown table of every metric in A and B (baseline names or JSON files): old, new, delta,\nratio; \"(?)\" marks rows whose p25..p75 ranges overlap.\n"
+                "USAGE: bench compare A B\n\nCompares two result sets: results folders (as run --output writes them), baseline names or\nJSON files. First what changed beyond noise, largest change first, each with the 95% interval\nof its ratio new / old that says so (a count or another exact figure: any change); then a\nMarkdown table of every metric both have: old, new, delta, ratio; \"(?)\" marks rows whose\np25..p75 ranges overlap.\n"
         case "check": return check
         default: return overview
         }

@@ -5,6 +5,14 @@ extension ChildProcessExecutor {
     /// count from its dump. `nil` when instructions cannot be counted here (see
     /// `InstructionCounter.unavailableReason`).
     public func instructions(_ runs: [(run: PlannedRun, operations: Int)]) -> [Measurer.PassReport]? {
+        instructions(runs, expectedSeconds: nil)
+    }
+
+    /// The same, expected to take `expectedSeconds` (`Runner.instructionEstimate` of each run and
+    /// valgrind's start; a minute for each run without an estimate when `nil`).
+    public func instructions(_ runs: [(run: PlannedRun, operations: Int)], expectedSeconds: Double?)
+        -> [Measurer.PassReport]?
+    {
         guard InstructionCounter.unavailableReason == nil, let valgrind = InstructionCounter.valgrindPath else {
             return nil
         }
@@ -25,7 +33,7 @@ extension ChildProcessExecutor {
             runs.map { request($0.run, pass: .instructions, plan: nil, operations: $0.operations) },
             // Set here: under valgrind the child cannot re-execute itself to set it.
             extraEnvironment: ["SWIFT_DETERMINISTIC_HASHING": "1"],
-            limit: Self.timeLimitSeconds + 60 * Double(runs.count),
+            limit: deadline.limit(expected: expectedSeconds ?? 60 * Double(runs.count)),
             launcher: { arguments in
                 (
                     valgrind,

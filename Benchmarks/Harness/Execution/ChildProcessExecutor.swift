@@ -13,8 +13,19 @@ public struct ChildProcessExecutor: PassExecutor {
     public var executable: String
     /// Where the lines children print on stderr go; `nil`: straight to this process's stderr.
     public var diagnostics: (@Sendable (String) -> Void)?
+    /// How long each child may run.
+    public var deadline: ChildDeadline
+    /// Stops the children when the run is interrupted.
+    public var interruption: Interruption
 
-    public init(executable: String = ChildProcessExecutor.currentExecutable) { self.executable = executable }
+    public init(
+        executable: String = ChildProcessExecutor.currentExecutable, deadline: ChildDeadline = ChildDeadline(),
+        interruption: Interruption = .process
+    ) {
+        self.executable = executable
+        self.deadline = deadline
+        self.interruption = interruption
+    }
 
     public func reporting(diagnostics: @escaping @Sendable (String) -> Void) -> any PassExecutor {
         var copy = self
@@ -22,23 +33,28 @@ public struct ChildProcessExecutor: PassExecutor {
         return copy
     }
 
+    public func interruptible(by interruption: Interruption) -> any PassExecutor {
+        var copy = self
+        copy.interruption = interruption
+        return copy
+    }
+
     public static var currentExecutable: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    /// A child that takes longer than this is killed and its benchmark fails: a hung workload must
-    /// not hang the suite. Generous: setup of the largest parameter sets takes seconds.
-    static let timeLimitSeconds = 300.0
-
     public func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
-        let limit = Self.timeLimitSeconds + 8 * Double(plan.budgetNanoseconds + plan.warmupNanoseconds) / 1e9
-        return spawn(request(run, pass: .time, plan: plan, operations: nil), extraEnvironment: [:], limit: limit)
+        spawn(request(run, pass: .time, plan: plan, operations: nil), extraEnvironment: [:], limit: deadline.timing(plan))
     }
 
     public func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+        counting(run, operations: operations, expectedSeconds: nil)
+    }
+
+    public func counting(_ run: PlannedRun, operations: Int, expectedSeconds: Double?) -> Measurer.PassReport {
         spawn(
             request(run, pass: .count, plan: nil, operations: operations),
-            extraEnvironment: ["MALLOC_CONF": "tcache:false"], limit: Self.timeLimitSeconds)
+            extraEnvironment: ["MALLOC_CONF": "tcache:false"], limit: deadline.limit(expected: expectedSeconds ?? 0))
     }
 
     func request(_ run: PlannedRun, pass: Pass, plan: TimingPlan?, operations: Int?) -> ChildRequest {
@@ -54,7 +70,9 @@ public struct ChildProcessExecutor: PassExecutor {
     }
 
     /// Runs one child for all of `requests` and decodes the report it prints for each, in order; a
-    /// request without a report failed. Always a JSON array, even of one request: the child then
+    /// request without a report failed: the first of them timed out, crashed or exited, and the
+    /// failure says which (`ChildProcess.Ending`); an interrupted child's requests are `nil`
+    /// (not measured, not failed). Always a JSON array, even of one request: the child then
     /// takes the same path whatever the batch, and what it allocates before measuring does not
     /// depend on it (a failed decode of one form before the other moved `apple`'s instruction count
     /// of `settings/class-fields` from about 1,990 to 3,037 per operation; see `Gate`).
@@ -62,52 +80,72 @@ public struct ChildProcessExecutor: PassExecutor {
         _ requests: [ChildRequest], extraEnvironment: [String: String], limit: Double,
         launcher: ((_ arguments: [String]) -> (String, [String]))? = nil
     ) -> [Measurer.PassReport] {
-        let failedAll = { (why: String) in requests.map { _ in Measurer.PassReport.failed(why) } }
-        let request = requests[0]
-        let process = Process()
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try! encoder.encode(requests), as: UTF8.self)
         let (program, arguments) = launcher?([Self.subcommand, json]) ?? (executable, [Self.subcommand, json])
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let errors = diagnostics.map { _ in Pipe() }
-        if let errors { process.standardError = errors }
-        do { try process.run() } catch { return failedAll("could not start a child process: \(error)") }
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
-        // stderr is drained on another thread, so that a child filling one pipe never blocks.
-        let errorText = Mutex("")
-        let drained = DispatchGroup()
-        if let errors {
-            DispatchQueue.global().async(group: drained) {
-                let data = errors.fileHandleForReading.readDataToEndOfFile()
-                errorText.withLock { $0 = String(decoding: data, as: UTF8.self) }
-            }
-        }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        drained.wait()
+        let child = ChildProcess(
+            program: program, arguments: arguments,
+            environment: ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }, deadline: limit,
+            capturesErrors: diagnostics != nil)
+        let outcome = child.run(interruption: interruption)
         if let diagnostics {
-            for line in errorText.withLock({ $0 }).split(separator: "\n") { diagnostics(String(line)) }
+            for line in outcome.errors.split(separator: "\n") { diagnostics(String(line)) }
         }
-        let text = String(decoding: data, as: UTF8.self)
-        var reports = text.split(separator: "\n").filter { $0.hasPrefix(Self.marker) }.compactMap {
+        var reports = outcome.output.split(separator: "\n").filter { $0.hasPrefix(Self.marker) }.compactMap {
             try? JSONDecoder().decode(Measurer.PassReport.self, from: Data($0.dropFirst(Self.marker.count).utf8))
         }
         if reports.count >= requests.count { return Array(reports.prefix(requests.count)) }
+        let stopped = requests[reports.count]
+        let pass = stopped.pass == .time ? "timing" : stopped.pass == .count ? "counting" : "instruction"
         let why: String
-        if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM {
-            why = "the \(request.pass) pass took longer than \(Int(limit)) s and was stopped"
-        } else {
-            let how = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
-            why = "the \(request.pass) pass crashed (\(how) \(process.terminationStatus)) without a result"
+        switch outcome.ending {
+        case .timedOut(let seconds):
+            why = "timed out after \(Int(seconds.rounded())) s (the \(pass) pass's deadline: \(Int(limit.rounded())) s)"
+        case .signaled(let signal):
+            why = "the \(pass) pass was killed by \(Interruption.name(of: signal)) without a result"
+        case .exited(let status):
+            why = "the \(pass) pass exited with status \(status) without a result"
+        case .interrupted:
+            why = Self.interruptedFailure
+        case .notStarted(let error):
+            why = "could not start a child process: \(error)"
         }
-        reports += failedAll(why).dropFirst(reports.count)
+        let rest = requests.count - reports.count
+        reports.append(.failed(why))
+        if rest > 1 {
+            let name = stopped.family + stopped.parameters.entries.map { "/\($0.key)=\($0.value)" }.joined()
+            let after =
+                why == Self.interruptedFailure ? why : "not measured: its child stopped at \(name) (\(why))"
+            reports += Array(repeating: .failed(after), count: rest - 1)
+        }
         return reports
+    }
+
+    /// The failure of a pass whose child the interruption stopped: the runner drops such passes.
+    static let interruptedFailure = "interrupted"
+}
+
+/// How long a measuring child may run before its process group is killed and its benchmark
+/// fails ("timed out after N s"): `allowance` seconds (start, setup, calibration, a slow
+/// operation) plus `factor` times what the pass is given: the timing pass its warm-up and
+/// sampling budget; the counting pass its three rounds of operations at the p50 time the timing
+/// pass measured, plus the setup time it measured; the instruction pass its estimate under
+/// callgrind (`Runner.instructionEstimate`).
+public struct ChildDeadline: Sendable, Equatable {
+    public var allowance: Double
+    public var factor: Double
+
+    public init(allowance: Double = 60, factor: Double = 4) {
+        self.allowance = allowance
+        self.factor = factor
+    }
+
+    /// Seconds for a pass expected to take `expected` seconds.
+    public func limit(expected: Double) -> Double { allowance + factor * max(expected, 0) }
+
+    /// Seconds for a timing pass with `plan`.
+    public func timing(_ plan: TimingPlan) -> Double {
+        limit(expected: Double(plan.budgetNanoseconds + plan.warmupNanoseconds) / 1e9)
     }
 }

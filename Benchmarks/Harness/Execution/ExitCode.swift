@@ -16,6 +16,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case usage = 64
     /// The results folder cannot be written.
     case cannotWrite = 73
+    /// SIGINT or SIGTERM stopped a run: the benchmarks that finished are written, the results
+    /// marked interrupted; `check` gives no verdict.
+    case interrupted = 130
 
     /// One line of the help's table.
     public var meaning: String {
@@ -27,13 +30,17 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
         case .regression: "check: regression beyond tolerance"
         case .improvementOnly: "check: only improvements beyond tolerance (commit a new baseline)"
         case .baselineUnusable:
-            "baseline (or report/compare input) missing or unreadable; check: from another toolchain or allocator,\n"
+            "baseline (or report/compare/--resume input) missing or unreadable; run --resume: measured by other\n"
+                + "      code (commit, toolchain, allocator); check: from another toolchain or allocator,\n"
                 + "      from a build with injected faults, with instruction counts that cannot be counted here,\n"
                 + "      or gating figures this run did not measure (--metrics, an instruction pass skipped as too long)"
         case .usage:
             "usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter);\n"
                 + "      baseline save: results measured with uncommitted changes (without --allow-dirty)"
         case .cannotWrite: "the results folder cannot be written"
+        case .interrupted:
+            "interrupted (SIGINT, SIGTERM): the finished benchmarks are written, marked interrupted (finish\n"
+                + "      with run --resume DIR); check: no verdict. A second Ctrl-C ends bench at once"
         }
     }
 

@@ -39,15 +39,18 @@ public struct Runner: Sendable {
     public var metrics: Set<MetricGroup>
     /// The clock a deadline is kept by, in nanoseconds: the monotonic clock, or a test's own.
     public var clock: @Sendable () -> UInt64
+    /// Stops the run between passes (`run`); the executor stops its children.
+    public var interruption: Interruption
 
     public init(
         executor: any PassExecutor, metrics: Set<MetricGroup> = Set(MetricGroup.allCases),
-        clock: @escaping @Sendable () -> UInt64 = monotonicNanoseconds,
+        clock: @escaping @Sendable () -> UInt64 = monotonicNanoseconds, interruption: Interruption = Interruption(),
         events: (@Sendable (RunEvent) -> Void)? = nil
     ) {
-        self.executor = executor
+        self.executor = executor.interruptible(by: interruption)
         self.metrics = metrics
         self.clock = clock
+        self.interruption = interruption
         self.events = events
     }
 
@@ -60,10 +63,21 @@ public struct Runner: Sendable {
     /// for all runs), each visit's sampling budget is re-planned from the time left, less the
     /// overhead (process start, setup, counting) seen so far, within the mode's bounds: the suite
     /// ends near its deadline whatever it holds.
-    public func run(_ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard)
-        -> [BenchmarkResult]
-    {
+    ///
+    /// `measured` holds results of an earlier, interrupted run of the same `runs` (`bench run
+    /// --resume`): the benchmarks it has are not measured again, their runs' instructions are
+    /// counted where they lack them, and `deadline` is for the benchmarks left.
+    ///
+    /// Returns the results of the benchmarks whose every contender finished its timing and
+    /// counting, in the order of `runs`. When `interruption` stops the run, the benchmark in
+    /// flight is dropped (its contenders are measured together or not at all) and the instruction
+    /// pass keeps the counts its children finished.
+    public func run(
+        _ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard,
+        measured: [BenchmarkResult] = []
+    ) -> [BenchmarkResult] {
         let start = clock()
+        var results = runs.map { run in measured.first { $0.benchmark == run.name && $0.contender == run.contender } }
         let groups = Self.byBenchmark(runs)
         var firsts: [Int] = []  // each group's first index in `runs`
         var next = 0
@@ -71,27 +85,31 @@ public struct Runner: Sendable {
             firsts.append(next)
             next += group.count
         }
+        // A benchmark is measured again unless every contender of it has a result.
+        let todo = groups.indices.filter { g in (firsts[g]..<firsts[g] + groups[g].count).contains { results[$0] == nil } }
+        let todoRuns = todo.reduce(0) { $0 + groups[$1].count }
+        for g in todo { for i in firsts[g]..<firsts[g] + groups[g].count { results[i] = nil } }
         // Never more processes than samples: `--samples N` caps the pooled samples.
         let rounds = metrics.contains(.time) ? min(mode.timingProcesses, max(plan.maxSamples, 1)) : 1
         var timings = Array(repeating: [Measurer.PassReport](), count: runs.count)
-        var results = Array(repeating: BenchmarkResult?.none, count: runs.count)
         var overhead = 0.0  // seconds per run and round beyond its sampling budget, averaged
         var visited = 0  // runs x rounds done
-        for round in 0..<rounds {
+        rounds: for round in 0..<rounds where !todo.isEmpty {
             if rounds > 1 { events?(.roundBegan(round: round, rounds: rounds)) }
-            for (g, group) in groups.enumerated() {
+            for g in todo {
+                let group = groups[g]
                 let first = firsts[g]
                 var current = plan
                 if let deadline {
                     let left = deadline - Double(clock() - start) / 1e9
-                    let share = left / Double(runs.count * rounds - visited) - overhead
+                    let share = left / Double(todoRuns * rounds - visited) - overhead
                     let seconds = min(
                         max(share * Double(rounds), mode.budgetBounds.lowerBound), mode.budgetBounds.upperBound)
                     current.budgetNanoseconds = UInt64(seconds * 1e9)
                     current.warmupNanoseconds = current.budgetNanoseconds / 10
                 }
                 let began = clock()
-                let done = Double(visited) / Double(runs.count * rounds)
+                let done = Double(visited) / Double(todoRuns * rounds)
                 let announce = { (offset: Int, pass: String) -> Void in
                     events?(
                         .passBegan(index: first + offset, total: runs.count, run: group[offset], pass: pass, done: done)
@@ -101,12 +119,16 @@ public struct Runner: Sendable {
                 if metrics.contains(.time) {
                     timeRound(group, plan: current, round: round, rounds: rounds, into: &groupTimings, began: announce)
                 }
+                var finished: [BenchmarkResult] = []
+                if round == rounds - 1 && !interruption.isInterrupted {
+                    finished = finish(group, timings: groupTimings, began: announce)
+                }
+                // A visit the interruption cut short is dropped whole.
+                if interruption.isInterrupted { break rounds }
                 timings.replaceSubrange(first..<first + group.count, with: groupTimings)
-                if round == rounds - 1 {
-                    for (offset, result) in finish(group, timings: groupTimings, began: announce).enumerated() {
-                        results[first + offset] = result
-                        events?(.runEnded(index: first + offset, total: runs.count, result: result))
-                    }
+                for (offset, result) in finished.enumerated() {
+                    results[first + offset] = result
+                    events?(.runEnded(index: first + offset, total: runs.count, result: result))
                 }
                 let spent = Double(clock() - began) / 1e9 / Double(group.count)
                 let budget = Double(current.budgetNanoseconds + current.warmupNanoseconds) / 1e9 / Double(rounds)
@@ -116,9 +138,28 @@ public struct Runner: Sendable {
                 visited += group.count
             }
         }
-        var measured = results.map { $0! }
-        if metrics.contains(.instructions) { countInstructions(runs, into: &measured, mode: mode) }
-        return measured
+        if metrics.contains(.instructions) && !interruption.isInterrupted {
+            countInstructions(runs, into: &results, mode: mode)
+        }
+        return results.compactMap { $0 }
+    }
+
+    /// `benchmark on contender` of the runs of `results` whose instructions a run measuring
+    /// `metrics` counts and has not counted yet: what an interrupted run left to `--resume`.
+    static func instructionsWanted(
+        _ runs: [PlannedRun], results: [BenchmarkResult], metrics: Set<MetricGroup>, mode: RunMode
+    ) -> [String] {
+        guard metrics.contains(.instructions), InstructionCounter.unavailableReason == nil else { return [] }
+        return runs.compactMap { run in
+            guard let result = results.first(where: { $0.benchmark == run.name && $0.contender == run.contender }),
+                result.failure == nil, result.metric(Metric.instructions) == nil,
+                let operations = run.benchmark.instructionOperations(run.parameters)
+            else { return nil }
+            if let estimate = instructionEstimate(result, operations: operations), estimate > mode.instructionRunSeconds {
+                return nil
+            }
+            return "\(run.name) on \(run.contender)"
+        }
     }
 
     /// `runs` cut into consecutive runs of one benchmark (its contenders; `Selection.plan` keeps
@@ -149,19 +190,28 @@ public struct Runner: Sendable {
         return (2 * Double(operations) * p50 + setup) / 1e9 * callgrindSlowdown
     }
 
-    /// The instruction pass of every run that declares one and has not failed: one child per
-    /// contender, its runs in order, the children side by side (as many at once as there are
+    /// Seconds the counting pass of a run is expected to take: its setup and three rounds of
+    /// `operations` (warm-up, counted, verified) at the p50 time of `timing`; `nil` without a timing.
+    static func countingEstimate(_ timing: Measurer.PassReport, operations: Int) -> Double? {
+        guard let p50 = timing.metrics.first(where: { $0.name == Metric.time.name })?.summary.p50 else { return nil }
+        let setup = timing.metrics.first { $0.name == Metric.setupTime.name }?.summary.p50 ?? 0
+        return (3 * Double(operations) * p50 + setup) / 1e9
+    }
+
+    /// The instruction pass of every run that declares one, has not failed and lacks its count:
+    /// one child per contender, its runs in order, the children side by side (as many at once as there are
     /// cores). A count under callgrind moves a little with what ran before it in the same process
     /// (what the allocator and the caches of the runtime hold), so a contender's counts do not
     /// depend on which other contenders were selected (`instructionGroups`). A run expected to
     /// take longer than the mode allows (`RunMode.instructionRunSeconds`) is left out, with a note.
-    func countInstructions(_ runs: [PlannedRun], into results: inout [BenchmarkResult], mode: RunMode = .standard) {
+    func countInstructions(_ runs: [PlannedRun], into results: inout [BenchmarkResult?], mode: RunMode = .standard) {
         var skipped: [String] = []
         var seconds: [Int: Double] = [:]
         let wanted = runs.indices.compactMap { i -> (index: Int, operations: Int)? in
-            guard results[i].failure == nil, let ops = runs[i].benchmark.instructionOperations(runs[i].parameters)
+            guard let result = results[i], result.failure == nil, result.metric(Metric.instructions) == nil,
+                let ops = runs[i].benchmark.instructionOperations(runs[i].parameters)
             else { return nil }
-            if let estimate = Self.instructionEstimate(results[i], operations: ops) {
+            if let estimate = Self.instructionEstimate(result, operations: ops) {
                 if estimate > mode.instructionRunSeconds {
                     skipped.append("\(runs[i].name) on \(runs[i].contender) (~\(Int(estimate)) s)")
                     return nil
@@ -187,16 +237,23 @@ public struct Runner: Sendable {
         events?(.instructionsBegan(runs: wanted.count, estimate: estimate))
         let reports = Mutex<[[Measurer.PassReport]?]>(Array(repeating: nil, count: groups.count))
         let executor = self.executor
+        // Each child's deadline: a run without an estimate (not timed) is given a minute.
+        let expected = groups.map { group in
+            group.reduce(Self.valgrindStartSeconds) { $0 + (seconds[$1.index] ?? 60) }
+        }
         // (`concurrentPerform` runs at most as many iterations at once as there are cores.)
         DispatchQueue.concurrentPerform(iterations: groups.count) { g in
-            let counted = executor.instructions(groups[g].map { (runs[$0.index], $0.operations) })
+            let counted = executor.instructions(
+                groups[g].map { (runs[$0.index], $0.operations) }, expectedSeconds: expected[g])
             reports.withLock { $0[g] = counted }
         }
         for (group, counted) in zip(groups, reports.withLock { $0 }) {
             guard let counted else { continue }
             for (want, report) in zip(group, counted) {
-                results[want.index].metrics += report.metrics
-                if let failure = report.failure { results[want.index].failure = failure }
+                // What an interrupted child did not count is left out, not failed: a resumed run counts it.
+                if report.failure == ChildProcessExecutor.interruptedFailure { continue }
+                results[want.index]?.metrics += report.metrics
+                if let failure = report.failure { results[want.index]?.failure = failure }
             }
         }
     }
@@ -239,7 +296,7 @@ public struct Runner: Sendable {
         _ group: [PlannedRun], plan: TimingPlan, round: Int, rounds: Int,
         into timings: inout [[Measurer.PassReport]], began: (_ offset: Int, _ pass: String) -> Void
     ) {
-        for (j, run) in group.enumerated() where timings[j].last?.failure == nil {
+        for (j, run) in group.enumerated() where timings[j].last?.failure == nil && !interruption.isInterrupted {
             began(j, rounds > 1 ? "timing \(round + 1)/\(rounds)" : "timing")
             timings[j].append(executor.timing(run, plan: rounds > 1 ? plan.share(rounds, index: round) : plan))
         }
@@ -260,7 +317,9 @@ public struct Runner: Sendable {
             var counting: Measurer.PassReport?
             if timing.failure == nil && MetricGroup.needsCountingPass(metrics) {
                 began(j, "counting")
-                counting = executor.counting(run, operations: run.benchmark.countingOperations ?? 1)
+                let operations = run.benchmark.countingOperations ?? 1
+                counting = executor.counting(
+                    run, operations: operations, expectedSeconds: Self.countingEstimate(timing, operations: operations))
             }
             let kept = (timing.metrics + (counting?.metrics ?? [])).filter { metrics.contains(MetricGroup.of($0)) }
             return BenchmarkResult(

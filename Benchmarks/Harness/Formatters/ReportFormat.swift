@@ -19,7 +19,7 @@ public enum ReportFormat {
     ]
 
     public static func format(_ set: ResultSet, charts: [ChartSet.Chart] = []) -> String {
-        var out = "# Benchmark results\n\n" + measured(set.metadata)
+        var out = "# Benchmark results\n\n" + measured(set.metadata) + completeness(set.metadata)
         let groups = groups(set)
         out += "Every benchmark's figures on every contender (each percentile, allocations, instructions): "
         out += groups.map { "[\($0)](\(GroupReport.fileName($0)))" }.joined(separator: " · ") + ".\n\n"
@@ -37,6 +37,30 @@ public enum ReportFormat {
     /// The line under a page's title: when, where, with what.
     static func measured(_ m: RunMetadata) -> String {
         "Measured \(m.date) on \(m.cpu) (\(m.cores) cores), Swift \(m.toolchain), \(m.allocator), mode `\(m.mode)`.\n\n"
+    }
+
+    /// Whether the run was interrupted, and what it left out; each `--resume` that completed it.
+    static func completeness(_ m: RunMetadata) -> String {
+        var out = ""
+        if let interrupted = m.interrupted {
+            let names = interrupted.notMeasured
+            out += "**Interrupted by \(interrupted.signal)**: "
+            out +=
+                names.isEmpty
+                ? "every benchmark was measured"
+                : "\(names.count) benchmark(s) not measured: " + names.map { "`\($0)`" }.joined(separator: ", ")
+            let instructions = interrupted.instructionsNotCounted
+            if !instructions.isEmpty {
+                out += "; instructions not counted for \(instructions.count) run(s): "
+                out += instructions.map { "`\($0)`" }.joined(separator: ", ")
+            }
+            out += ". Complete it with `bench run --resume` and this folder.\n\n"
+        }
+        for resume in m.resumed ?? [] {
+            out += "Resumed \(resume.date) (`\(resume.command.map(shellQuoted).joined(separator: " "))`): measured "
+            out += "\(resume.measured.count) benchmark(s), each on every contender in that run.\n\n"
+        }
+        return out
     }
 
     static func failures(_ results: [BenchmarkResult]) -> String {
@@ -210,12 +234,15 @@ public enum ReportFormat {
     }
 
     static func metadata(_ m: RunMetadata) -> String {
-        let rows = [
+        var rows = [
             ["date", m.date], ["machine", m.machine], ["cpu", m.cpu], ["cores", String(m.cores)],
             ["toolchain", m.toolchain], ["swift on PATH", m.toolchainOnPath], ["allocator", m.allocator],
             ["instructions", m.instructionCounter ?? "unavailable: \(m.instructionNote ?? "not counted")"],
             ["git commit", m.gitCommit], ["mode", m.mode], ["command", m.commandLine],
         ]
+        let interrupted = m.interrupted.map { [["interrupted", "by \($0.signal), \($0.notMeasured.count) benchmark(s) not measured"]] }
+        let resumed = (m.resumed ?? []).map { ["resumed", "\($0.date), \($0.measured.count) benchmark(s)"] }
+        rows += (interrupted ?? []) + resumed
         // `command` is already as a user reruns it (`MetadataCollector.reproducible`).
         let reproduce = m.command.map(shellQuoted)
         return MarkdownTable(header: ["", ""], rows: rows).text

@@ -24,8 +24,15 @@ public enum Baseline {
     }
 
     /// Loads a result set, with a one-line reason when it cannot. `role` names it in messages.
+    /// A results folder (what `bench run --output` writes) reads as its `samples.json` when it
+    /// has one (every sample), else its `results.json`.
     public static func load(_ reference: String, role: String = "baseline") throws(BaselineError) -> ResultSet {
-        let path = path(for: reference)
+        var path = path(for: reference)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: reference, isDirectory: &isFolder), isFolder.boolValue {
+            let samples = reference + "/samples.json"
+            path = FileManager.default.fileExists(atPath: samples) ? samples : reference + "/results.json"
+        }
         guard FileManager.default.fileExists(atPath: path) else {
             throw BaselineError("\(role) '\(path)' does not exist")
         }

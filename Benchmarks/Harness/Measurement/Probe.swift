@@ -34,22 +34,17 @@ public enum Probe {
         var mallocs: Double? = nil
     }
 
-    /// Runs the probe (at most `limit` seconds) and returns its figures per benchmark name; `nil`
-    /// when it failed.
-    static func measure(_ path: String, limit: Double = 120) -> [String: Figures]? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do { try process.run() } catch { return nil }
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        guard process.terminationStatus == 0 else { return nil }
+    /// Runs the probe (at most `limit` seconds, stopped by `interruption`) and returns its figures
+    /// per benchmark name; `nil` when it failed.
+    static func measure(_ path: String, limit: Double = 120, interruption: Interruption = .process) -> [String: Figures]?
+    {
+        let child = ChildProcess(
+            program: path, arguments: [], environment: ProcessInfo.processInfo.environment, deadline: limit,
+            capturesErrors: false)
+        let outcome = child.run(interruption: interruption)
+        guard outcome.ending == .exited(0) else { return nil }
         var figures: [String: Figures] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        for line in outcome.output.split(separator: "\n") {
             if let parsed = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) {
                 figures[parsed.benchmark] = Figures(p50: parsed.p50, mallocs: parsed.mallocs)
             }
@@ -61,7 +56,8 @@ public enum Probe {
     /// `probe-mallocs` when their allocations were counted.
     static func attach(_ figures: [String: Figures], to set: inout ResultSet) {
         for i in set.results.indices where set.results[i].contender == "apple" && set.results[i].failure == nil {
-            guard let probe = figures[set.results[i].benchmark] else { continue }
+            // A resumed run keeps the figures its first part attached.
+            guard let probe = figures[set.results[i].benchmark], set.results[i].metric(metric) == nil else { continue }
             if set.results[i].metric(Metric.time) != nil {
                 set.results[i].metrics.append(MetricResult(metric, value: probe.p50))
             }

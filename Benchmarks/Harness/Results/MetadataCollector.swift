@@ -37,6 +37,9 @@ public enum MetadataCollector {
             faultInjections: faultInjections.isEmpty ? nil : faultInjections)
     }
 
+    /// Now, ISO 8601, UTC.
+    static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
+
     /// The command as a user reruns it: `swift run -c release bench ARGS`, without the path of the
     /// binary (which names this machine's folders).
     static func reproducible(_ command: [String]) -> [String] {

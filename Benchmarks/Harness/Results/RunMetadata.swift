@@ -29,6 +29,11 @@ public struct RunMetadata: Sendable, Equatable, Codable {
     /// Faults compiled into the build for the gate's self-check (`BENCH_SELFCHECK_*`); `nil` or
     /// empty for a real measurement. `check` refuses a baseline that has any.
     public var faultInjections: [String]?
+    /// Set when the run was interrupted: by what, and what it did not measure (`bench run
+    /// --resume` measures that).
+    public var interrupted: InterruptedRun?
+    /// Each `bench run --resume` that measured part of this result set, in order.
+    public var resumed: [ResumedRun]?
 
     public init(
         date: String, command: [String], machine: String, cpu: String, cores: Int, toolchain: String,
@@ -53,6 +58,38 @@ public struct RunMetadata: Sendable, Equatable, Codable {
 
     /// The command line as a shell would take it back.
     public var commandLine: String { command.map(shellQuoted).joined(separator: " ") }
+}
+
+/// What an interrupted run left out.
+public struct InterruptedRun: Sendable, Equatable, Codable {
+    /// `SIGINT` or `SIGTERM`.
+    public var signal: String
+    /// The benchmarks not measured, in run order: none of their contenders' results are kept.
+    public var notMeasured: [String]
+    /// `benchmark on contender` of the runs measured whose instructions were not counted yet.
+    public var instructionsNotCounted: [String]
+
+    public init(signal: String, notMeasured: [String], instructionsNotCounted: [String] = []) {
+        self.signal = signal
+        self.notMeasured = notMeasured
+        self.instructionsNotCounted = instructionsNotCounted
+    }
+}
+
+/// A `bench run --resume` that completed an interrupted result set.
+public struct ResumedRun: Sendable, Equatable, Codable {
+    /// ISO 8601, UTC.
+    public var date: String
+    /// The resuming command, as a user reruns it.
+    public var command: [String]
+    /// The benchmarks it measured, in run order.
+    public var measured: [String]
+
+    public init(date: String, command: [String], measured: [String]) {
+        self.date = date
+        self.command = command
+        self.measured = measured
+    }
 }
 
 /// `word` quoted for a POSIX shell when it needs quoting.
