@@ -37,6 +37,15 @@ import Testing
                         o.quick = true
                         return o
                     }()))
+        // --resume writes back to the folder it completes, unless --output says otherwise.
+        var resume = RunOptions()
+        resume.resume = "results/partial"
+        resume.output = "results/partial"
+        resume.quiet = true
+        #expect(try Parser.parse(["run", "--resume", "results/partial", "--quiet"]) == .run(resume))
+        resume.output = "elsewhere"
+        #expect(
+            try Parser.parse(["run", "--output", "elsewhere", "--resume=results/partial", "--quiet"]) == .run(resume))
     }
 
     @Test func otherSubcommands() throws {
@@ -77,7 +86,9 @@ import Testing
         #expect(try Parser.parse(["check", "--help"]) == .help("check"))
         #expect(Usage.text(for: nil).contains("64  usage error"))
         #expect(Usage.text(for: "run").contains("73  the results folder cannot be written"))
-        #expect(Usage.text(for: "check").contains("5   baseline (or report/compare input) missing or unreadable"))
+        #expect(
+            Usage.text(for: "check").contains("5   baseline (or report/compare/--resume input) missing or unreadable"))
+        #expect(Usage.text(for: "run").contains("130 interrupted (SIGINT, SIGTERM)"))
     }
 
     @Test func usageErrors() {
@@ -102,7 +113,14 @@ import Testing
         #expect(usageError(["baseline"]) == "usage: bench baseline save NAME [--input FILE] [--allow-dirty]")
         #expect(usageError(["baseline", "save"]) == "baseline save needs a NAME")
         #expect(usageError(["baseline", "save", "a/b"]) == "baseline name 'a/b' must not contain '/'")
-        #expect(usageError(["compare", "a"]) == "usage: bench compare A B (baseline names or JSON files)")
+        #expect(
+            usageError(["compare", "a"]) == "usage: bench compare A B (results folders, baseline names or JSON files)")
+        #expect(usageError(["run", "--resume"]) == "--resume needs a value")
+        for flag in [["--samples", "3"], ["--contender", "apple"], ["--metrics", "time"], ["--keep-samples"]] {
+            #expect(
+                usageError(["run", "--resume", "r"] + flag)
+                    == "--resume measures with the options of the run it completes; leave out \(flag[0])")
+        }
         #expect(usageError(["report", "--bogus"]) == "unknown option '--bogus' for report")
     }
 }

@@ -52,7 +52,10 @@ extension Bench {
         let line = "check interrupted by \(signal): no verdict"
         console.err("bench: \(line)\n")
         if written {
-            do { try ResultsWriter.writeFile("## bench check\n\n\(line.prefix(1).uppercased() + line.dropFirst()).\n", to: folder + "/gate.md") } catch {
+            do {
+                try ResultsWriter.writeFile(
+                    "## bench check\n\n\(line.prefix(1).uppercased() + line.dropFirst()).\n", to: folder + "/gate.md")
+            } catch {
                 throw BenchError(error)
             }
         }

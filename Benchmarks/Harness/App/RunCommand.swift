@@ -42,11 +42,12 @@ extension Bench {
             let before = Set(kept.map(\.benchmark))
             let measured = Self.benchmarkNames(results).filter { !before.contains($0) }
             metadata.interrupted = nil
-            metadata.resumed = (metadata.resumed ?? []) + [
-                ResumedRun(
-                    date: MetadataCollector.now(), command: MetadataCollector.reproducible(commandLine),
-                    measured: measured)
-            ]
+            metadata.resumed =
+                (metadata.resumed ?? []) + [
+                    ResumedRun(
+                        date: MetadataCollector.now(), command: MetadataCollector.reproducible(commandLine),
+                        measured: measured)
+                ]
         }
         var set = ResultSet(metadata: metadata, results: results)
         if let probe = probe, options.metrics.contains(.time), !interruption.isInterrupted,

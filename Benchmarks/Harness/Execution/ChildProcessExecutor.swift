@@ -44,7 +44,8 @@ public struct ChildProcessExecutor: PassExecutor {
     }
 
     public func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
-        spawn(request(run, pass: .time, plan: plan, operations: nil), extraEnvironment: [:], limit: deadline.timing(plan))
+        spawn(
+            request(run, pass: .time, plan: plan, operations: nil), extraEnvironment: [:], limit: deadline.timing(plan))
     }
 
     public func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {

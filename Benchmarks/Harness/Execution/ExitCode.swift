@@ -1,8 +1,9 @@
 /// The exit codes of `bench`: the one list, from which `bench --help` prints its table.
 public enum ExitCode: Int32, CaseIterable, Sendable {
     case success = 0
-    /// A benchmark failed (a missed update, a count mismatch, a thrown failure, a failed
-    /// self-test), or the build is one `bench` refuses to measure.
+    /// A benchmark failed (a missed update, a count mismatch, a thrown failure, a child past its
+    /// deadline or dead of a signal, a failed self-test), or the build is one `bench` refuses to
+    /// measure.
     case benchmarkFailed = 1
     /// The gate found a regression.
     case regression = 2
@@ -25,7 +26,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
         switch self {
         case .success: "success"
         case .benchmarkFailed:
-            "a benchmark failed (missed update, count mismatch, thrown failure) or the allocation self-test failed;\n"
+            "a benchmark failed (missed update, count mismatch, thrown failure, a child timed out or killed by a\n"
+                + "      signal) or the allocation self-test failed;\n"
                 + "      or a build bench refuses to measure (debug, or with the registrar's schedule points)"
         case .regression: "check: regression beyond tolerance"
         case .improvementOnly: "check: only improvements beyond tolerance (commit a new baseline)"
@@ -35,8 +37,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
                 + "      from a build with injected faults, with instruction counts that cannot be counted here,\n"
                 + "      or gating figures this run did not measure (--metrics, an instruction pass skipped as too long)"
         case .usage:
-            "usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter);\n"
-                + "      baseline save: results measured with uncommitted changes (without --allow-dirty)"
+            "usage error (unknown flag or subcommand, bad number, unknown contender, bad parameter, an option\n"
+                + "      --resume takes from DIR);\n"
+                + "      baseline save: results measured with uncommitted changes (without --allow-dirty), or interrupted"
         case .cannotWrite: "the results folder cannot be written"
         case .interrupted:
             "interrupted (SIGINT, SIGTERM): the finished benchmarks are written, marked interrupted (finish\n"

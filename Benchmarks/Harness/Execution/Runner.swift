@@ -86,7 +86,9 @@ public struct Runner: Sendable {
             next += group.count
         }
         // A benchmark is measured again unless every contender of it has a result.
-        let todo = groups.indices.filter { g in (firsts[g]..<firsts[g] + groups[g].count).contains { results[$0] == nil } }
+        let todo = groups.indices.filter { g in
+            (firsts[g]..<firsts[g] + groups[g].count).contains { results[$0] == nil }
+        }
         let todoRuns = todo.reduce(0) { $0 + groups[$1].count }
         for g in todo { for i in firsts[g]..<firsts[g] + groups[g].count { results[i] = nil } }
         // Never more processes than samples: `--samples N` caps the pooled samples.
@@ -155,7 +157,8 @@ public struct Runner: Sendable {
                 result.failure == nil, result.metric(Metric.instructions) == nil,
                 let operations = run.benchmark.instructionOperations(run.parameters)
             else { return nil }
-            if let estimate = instructionEstimate(result, operations: operations), estimate > mode.instructionRunSeconds {
+            if let estimate = instructionEstimate(result, operations: operations), estimate > mode.instructionRunSeconds
+            {
                 return nil
             }
             return "\(run.name) on \(run.contender)"

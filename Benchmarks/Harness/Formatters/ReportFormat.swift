@@ -240,7 +240,9 @@ public enum ReportFormat {
             ["instructions", m.instructionCounter ?? "unavailable: \(m.instructionNote ?? "not counted")"],
             ["git commit", m.gitCommit], ["mode", m.mode], ["command", m.commandLine],
         ]
-        let interrupted = m.interrupted.map { [["interrupted", "by \($0.signal), \($0.notMeasured.count) benchmark(s) not measured"]] }
+        let interrupted = m.interrupted.map {
+            [["interrupted", "by \($0.signal), \($0.notMeasured.count) benchmark(s) not measured"]]
+        }
         let resumed = (m.resumed ?? []).map { ["resumed", "\($0.date), \($0.measured.count) benchmark(s)"] }
         rows += (interrupted ?? []) + resumed
         // `command` is already as a user reruns it (`MetadataCollector.reproducible`).

@@ -36,7 +36,8 @@ public enum Probe {
 
     /// Runs the probe (at most `limit` seconds, stopped by `interruption`) and returns its figures
     /// per benchmark name; `nil` when it failed.
-    static func measure(_ path: String, limit: Double = 120, interruption: Interruption = .process) -> [String: Figures]?
+    static func measure(_ path: String, limit: Double = 120, interruption: Interruption = .process) -> [String:
+        Figures]?
     {
         let child = ChildProcess(
             program: path, arguments: [], environment: ProcessInfo.processInfo.environment, deadline: limit,

@@ -1,0 +1,256 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import Harness
+
+/// Measures in this process, as `InProcessExecutor` does, and records each pass as
+/// `benchmark@contender`; interrupts `interruption` as timing pass number `interruptAt` (1-based)
+/// begins, as Ctrl-C would while that pass runs.
+final class Interrupting: PassExecutor {
+    let interruption: Interruption
+    let interruptAt: Int?
+    let timed = Mutex<[String]>([])
+    let counted = Mutex<[String]>([])
+
+    init(_ interruption: Interruption, at pass: Int?) {
+        self.interruption = interruption
+        interruptAt = pass
+    }
+
+    func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
+        let n = timed.withLock {
+            $0.append("\(run.name)@\(run.contender)")
+            return $0.count
+        }
+        if n == interruptAt { interruption.interrupt(SIGINT) }
+        return Measurer.timingPass(run.benchmark, run.parameters, plan: plan)
+    }
+
+    func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+        counted.withLock { $0.append("\(run.name)@\(run.contender)") }
+        return Measurer.countingPass(run.benchmark, run.parameters, operations: operations)
+    }
+}
+
+/// What a second Ctrl-C would do, recorded instead of done.
+let noExit: @Sendable (Int32) -> Void = { _ in }
+
+@Suite(.serialized) struct InterruptionTests {
+    static let arguments = ["run", "--quick", "--samples", "5"]
+
+    func bench(_ recorder: Recorder, _ executor: Interrupting, arguments: [String]) -> Bench {
+        Bench(
+            suite: testSuite(), executor: executor, console: recorder.console, commandLine: ["bench"] + arguments,
+            interruption: executor.interruption)
+    }
+
+    /// Runs the test suite (3 benchmarks, 2 contenders, 2 rounds), interrupted as timing pass
+    /// `at` begins; returns the exit status.
+    func interruptedRun(at pass: Int, output: String, recorder: Recorder = Recorder()) -> (Int32, Interrupting) {
+        let executor = Interrupting(Interruption(endAtOnce: noExit), at: pass)
+        let arguments = Self.arguments + ["--output", output]
+        return (bench(recorder, executor, arguments: arguments).main(arguments), executor)
+    }
+
+    /// Round 1 times the 3 benchmarks (passes 1-6); round 2 times and counts `primitives/toggle`
+    /// (passes 7-8), then is interrupted in the timing of `books/toggle/n=10` on `lockfree`
+    /// (pass 9): that benchmark is dropped whole, `books/toggle/n=100` never starts.
+    @Test func anInterruptedRunWritesTheBenchmarksThatFinished() throws {
+        let output = temporaryFolder() + "/latest"
+        try ResultsWriter.write([("old.txt", "previous results")], to: output)
+        let recorder = Recorder()
+        let (status, executor) = interruptedRun(at: 9, output: output, recorder: recorder)
+        #expect(status == 130)
+        #expect(executor.timed.withLock { $0 }.count == 9)
+        #expect(executor.counted.withLock { $0 } == ["primitives/toggle@lockfree", "primitives/toggle@apple"])
+        let set = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        #expect(set.results.map { "\($0.benchmark)@\($0.contender)" } == executor.counted.withLock { $0 })
+        #expect(set.results.allSatisfy { $0.failure == nil && $0.metric(.time)?.summary.samples == 5 })
+        #expect(
+            set.metadata.interrupted
+                == InterruptedRun(signal: "SIGINT", notMeasured: ["books/toggle/n=10", "books/toggle/n=100"]))
+        #expect(set.metadata.resumed == nil)
+        // The folder was replaced whole, as a finished run replaces it.
+        #expect(read(output + "/old.txt") == nil)
+        let report = try #require(read(output + "/report.md"))
+        #expect(
+            report.contains(
+                "**Interrupted by SIGINT**: 2 benchmark(s) not measured: `books/toggle/n=10`, `books/toggle/n=100`. "
+                    + "Complete it with `bench run --resume` and this folder.\n"))
+        #expect(
+            recorder.err.withLock { $0 }.hasSuffix(
+                "bench: interrupted by SIGINT: wrote 1 of 3 benchmarks to \(output) (2 not measured, listed in "
+                    + "report.md); finish with: bench run --resume \(output)\n"))
+    }
+
+    @Test func interruptedBeforeAnyBenchmarkFinishedWritesNothing() throws {
+        let output = temporaryFolder() + "/latest"
+        try ResultsWriter.write([("results.json", "previous results")], to: output)
+        let recorder = Recorder()
+        let (status, executor) = interruptedRun(at: 6, output: output, recorder: recorder)
+        #expect(status == 130)
+        #expect(executor.timed.withLock { $0 }.count == 6)
+        #expect(executor.counted.withLock { $0 } == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["results.json"])
+        #expect(read(output + "/results.json") == "previous results")
+        #expect(
+            recorder.err.withLock { $0 }.hasSuffix(
+                "timing round 1 of 2\n"
+                    + "bench: interrupted by SIGINT before any benchmark finished; nothing written ('\(output)' is as it was)\n"
+            ))
+    }
+
+    /// `--resume` measures the two benchmarks the interrupted run lacks, both contenders of each in
+    /// both rounds, interleaved as in a full run, and nothing else; the set it writes is whole.
+    @Test func resumeMeasuresOnlyWhatIsMissing() throws {
+        let output = temporaryFolder() + "/latest"
+        #expect(interruptedRun(at: 9, output: output).0 == 130)
+        let first = try JSONFormat.decode(try #require(read(output + "/results.json")))
+
+        let resuming = Interrupting(Interruption(), at: nil)
+        let recorder = Recorder()
+        #expect(
+            bench(recorder, resuming, arguments: ["run", "--resume", output]).main(["run", "--resume", output]) == 0)
+        let books = ["n=10@lockfree", "n=10@apple", "n=100@lockfree", "n=100@apple"].map { "books/toggle/" + $0 }
+        #expect(resuming.timed.withLock { $0 } == books + books)
+        #expect(resuming.counted.withLock { $0 } == books)
+
+        let set = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        #expect(
+            set.results.map { "\($0.benchmark)@\($0.contender)" }
+                == ["primitives/toggle@lockfree", "primitives/toggle@apple"] + books)
+        #expect(set.results.allSatisfy { $0.failure == nil && $0.metric(.time)?.summary.samples == 5 })
+        // What the first part measured is kept as it was written.
+        #expect(Array(set.results.prefix(2)) == first.results)
+        #expect(set.metadata.interrupted == nil)
+        #expect(set.metadata.command == first.metadata.command)
+        let resumed = try #require(set.metadata.resumed)
+        #expect(resumed.count == 1)
+        #expect(resumed[0].measured == ["books/toggle/n=10", "books/toggle/n=100"])
+        #expect(resumed[0].command == ["swift", "run", "-c", "release", "bench", "run", "--resume", output])
+        let report = try #require(read(output + "/report.md"))
+        #expect(!report.contains("Interrupted"))
+        #expect(report.contains("`): measured 2 benchmark(s), each on every contender in that run.\n"))
+
+        // Complete: nothing more to measure, nothing rewritten.
+        let again = Interrupting(Interruption(), at: nil)
+        let r = Recorder()
+        #expect(bench(r, again, arguments: []).main(["run", "--resume", output]) == 0)
+        #expect(again.timed.withLock { $0 } == [])
+        #expect(r.err.withLock { $0 } == "bench: '\(output)' holds every benchmark of its run; nothing to measure\n")
+    }
+
+    /// A resume interrupted in its turn keeps both parts and can be resumed again.
+    @Test func aResumedRunInterruptedAgainKeepsBothParts() throws {
+        let output = temporaryFolder() + "/latest"
+        #expect(interruptedRun(at: 9, output: output).0 == 130)
+        // Round 1 of the resume times both books benchmarks (4 passes); round 2 finishes n=10
+        // (passes 5, 6) and is interrupted in n=100 (pass 7).
+        let second = Interrupting(Interruption(endAtOnce: noExit), at: 7)
+        #expect(bench(Recorder(), second, arguments: []).main(["run", "--resume", output]) == 130)
+        var set = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        #expect(set.results.count == 4)
+        #expect(set.metadata.interrupted?.notMeasured == ["books/toggle/n=100"])
+        #expect(set.metadata.resumed?.map(\.measured) == [["books/toggle/n=10"]])
+        let third = Interrupting(Interruption(), at: nil)
+        #expect(bench(Recorder(), third, arguments: []).main(["run", "--resume", output]) == 0)
+        #expect(third.timed.withLock { $0 }.count == 4)
+        set = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        #expect(set.results.count == 6)
+        #expect(set.metadata.interrupted == nil)
+        #expect(set.metadata.resumed?.map(\.measured) == [["books/toggle/n=10"], ["books/toggle/n=100"]])
+    }
+
+    @Test func resumeRefusesOtherOptionsAndFoldersItCannotComplete() throws {
+        let root = temporaryFolder()
+        let output = root + "/latest"
+        #expect(interruptedRun(at: 9, output: output).0 == 130)
+        func refused(_ arguments: [String]) -> (Int32, String) {
+            let r = Recorder()
+            let status = bench(r, Interrupting(Interruption(), at: nil), arguments: arguments).main(arguments)
+            return (status, r.err.withLock { $0 })
+        }
+        #expect(
+            refused(["run", "--resume", output, "--filter", "books"])
+                == (64, "bench: --resume measures with the options of the run it completes; leave out --filter\n"))
+        #expect(
+            refused(["run", "--quick", "--resume", output])
+                == (64, "bench: --resume measures with the options of the run it completes; leave out --quick\n"))
+        #expect(
+            refused(["run", "--resume", root + "/none"]) == (
+                5, "bench: cannot resume '\(root)/none': it is not a results folder\n"
+            ))
+        try FileManager.default.createDirectory(atPath: root + "/corrupt", withIntermediateDirectories: true)
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: root + "/corrupt/results.json"))
+        let (status, message) = refused(["run", "--resume", root + "/corrupt"])
+        #expect(status == 5)
+        #expect(
+            message.hasPrefix(
+                "bench: cannot resume '\(root)/corrupt': results '\(root)/corrupt/results.json' is not a results.json"))
+        #expect(message.filter { $0 == "\n" }.count == 1)
+        // Measured by other code: the two parts would not be one measurement.
+        var set = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        set.metadata.gitCommit = "0123456"
+        try ResultsWriter.writeFile(SummaryJSON.encode(set), to: root + "/other/results.json")
+        let other = refused(["run", "--resume", root + "/other"])
+        #expect(other.0 == 5)
+        #expect(
+            other.1.hasPrefix(
+                "bench: cannot resume '\(root)/other': it was measured with commit 0123456, this tree is at "))
+        // Not a run: nothing to take options from.
+        set.metadata.command = ["swift", "run", "-c", "release", "bench", "report"]
+        set.metadata.gitCommit = MetadataCollector.gitCommit()
+        try ResultsWriter.writeFile(SummaryJSON.encode(set), to: root + "/report/results.json")
+        #expect(
+            refused(["run", "--resume", root + "/report"])
+                == (
+                    5,
+                    "bench: cannot resume '\(root)/report': its command (swift run -c release bench report) is not a run of the suite\n"
+                ))
+        // Nothing was measured by any of these.
+        #expect(try JSONFormat.decode(try #require(read(output + "/results.json"))).results.count == 2)
+    }
+
+    /// An interrupted check gives no verdict: exit 130, nothing on stdout that reads as one, and
+    /// `gate.md` says so.
+    @Test func anInterruptedCheckGivesNoVerdict() throws {
+        let root = temporaryFolder()
+        let plain = Interrupting(Interruption(), at: nil)
+        let first = Self.arguments + ["--output", root + "/first"]
+        #expect(bench(Recorder(), plain, arguments: first).main(first) == 0)
+        let recorder = Recorder()
+        let executor = Interrupting(Interruption(endAtOnce: noExit), at: 9)
+        let check =
+            ["check", "--baseline", root + "/first/results.json"] + Array(Self.arguments.dropFirst()) + [
+                "--output", root + "/second",
+            ]
+        #expect(bench(recorder, executor, arguments: check).main(check) == 130)
+        let out = recorder.out.withLock { $0 }
+        #expect(!out.contains("No change beyond tolerance") && !out.contains("| regression |"))
+        #expect(recorder.err.withLock { $0 }.hasSuffix("bench: check interrupted by SIGINT: no verdict\n"))
+        #expect(read(root + "/second/gate.md") == "## bench check\n\nCheck interrupted by SIGINT: no verdict.\n")
+        // An interrupted result set is no baseline.
+        let save = Recorder()
+        #expect(
+            bench(save, plain, arguments: []).main(["baseline", "save", "x", "--input", root + "/second/results.json"])
+                == 64)
+        #expect(
+            save.err.withLock { $0 }
+                == "bench: '\(root)/second/results.json' is an interrupted run (2 benchmark(s) not measured); complete it with 'bench run --resume FOLDER' first\n"
+        )
+    }
+
+    /// The second Ctrl-C ends at once; the first only marks the run.
+    @Test func theSecondSignalEndsAtOnce() {
+        let ended = Mutex<[Int32]>([])
+        let interruption = Interruption(endAtOnce: { signal in ended.withLock { $0.append(signal) } })
+        interruption.interrupt(SIGTERM)
+        #expect(interruption.signal == SIGTERM)
+        #expect(ended.withLock { $0 } == [])
+        interruption.interrupt(SIGINT)
+        #expect(interruption.signal == SIGTERM)
+        #expect(ended.withLock { $0 } == [SIGINT])
+    }
+}
