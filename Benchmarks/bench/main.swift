@@ -25,9 +25,11 @@ if !faultInjections.isEmpty && arguments.first != ChildProcessExecutor.subcomman
 
         """)
 }
-// Ctrl-C and SIGTERM stop the measuring children and write what finished (a measuring child
-// is in its own process group, and dies of them by default).
-if arguments.first != ChildProcessExecutor.subcommand { Interruption.process.trap() }
+// In `run` and `check`, Ctrl-C and SIGTERM stop the measuring children and write what finished
+// (a measuring child is in its own process group, and dies of them by default).
+if arguments.first != ChildProcessExecutor.subcommand, (try? Parser.parse(arguments))?.measures == true {
+    Interruption.process.trap()
+}
 // One render-cost calibration for the run, inherited by every measuring child.
 if arguments.first != ChildProcessExecutor.subcommand { RenderCalibration.share() }
 let bench = Bench(

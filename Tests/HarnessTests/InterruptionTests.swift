@@ -56,8 +56,9 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
 
     /// Round 1 times the 3 benchmarks (passes 1-6); round 2 times and counts `primitives/toggle`
     /// (passes 7-8), then is interrupted in the timing of `books/toggle/n=10` on `lockfree`
-    /// (pass 9): that benchmark is dropped whole, `books/toggle/n=100` never starts.
-    @Test func anInterruptedRunWritesTheBenchmarksThatFinished() throws {
+    /// (pass 9): that visit is dropped whole, `books/toggle/n=100` is not visited again. Both keep
+    /// their first round.
+    @Test func anInterruptedRunWritesWhatItMeasured() throws {
         let output = temporaryFolder() + "/latest"
         try ResultsWriter.write([("old.txt", "previous results")], to: output)
         let recorder = Recorder()
@@ -66,73 +67,102 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
         #expect(executor.timed.withLock { $0 }.count == 9)
         #expect(executor.counted.withLock { $0 } == ["primitives/toggle@lockfree", "primitives/toggle@apple"])
         let set = try JSONFormat.decode(try #require(read(output + "/results.json")))
-        #expect(set.results.map { "\($0.benchmark)@\($0.contender)" } == executor.counted.withLock { $0 })
-        #expect(set.results.allSatisfy { $0.failure == nil && $0.metric(.time)?.summary.samples == 5 })
+        #expect(
+            set.results.map { "\($0.benchmark)@\($0.contender)" } == [
+                "primitives/toggle@lockfree", "primitives/toggle@apple", "books/toggle/n=10@lockfree",
+                "books/toggle/n=10@apple", "books/toggle/n=100@lockfree", "books/toggle/n=100@apple",
+            ])
+        #expect(set.results.allSatisfy { $0.failure == nil })
+        // Whole: both rounds (3 + 2 samples) and counted; partly timed: round 1's 3 samples, no count.
+        #expect(set.results.map { $0.metric(.time)?.summary.samples } == [5, 5, 3, 3, 3, 3])
+        #expect(set.results.map { $0.metric(.invalidations) != nil } == [true, true, false, false, false, false])
         #expect(
             set.metadata.interrupted
-                == InterruptedRun(signal: "SIGINT", notMeasured: ["books/toggle/n=10", "books/toggle/n=100"]))
+                == InterruptedRun(
+                    signal: "SIGINT", rounds: 2,
+                    partial: [
+                        PartialBenchmark(benchmark: "books/toggle/n=10", rounds: 1),
+                        PartialBenchmark(benchmark: "books/toggle/n=100", rounds: 1),
+                    ], notMeasured: []))
         #expect(set.metadata.resumed == nil)
+        // The rounds to go on from, with every sample.
+        let rounds = try JSONDecoder().decode(
+            [Runner.RoundsMeasured].self,
+            from: try #require(FileManager.default.contents(atPath: output + "/resume.json")))
+        #expect(
+            rounds.map { "\($0.benchmark)@\($0.contender)x\($0.rounds)" } == [
+                "books/toggle/n=10@lockfreex1", "books/toggle/n=10@applex1", "books/toggle/n=100@lockfreex1",
+                "books/toggle/n=100@applex1",
+            ])
+        #expect(rounds.allSatisfy { $0.timings.count == 1 && $0.timings[0].metrics[0].samples?.count == 3 })
         // The folder was replaced whole, as a finished run replaces it.
         #expect(read(output + "/old.txt") == nil)
         let report = try #require(read(output + "/report.md"))
         #expect(
             report.contains(
-                "**Interrupted by SIGINT**: 2 benchmark(s) not measured: `books/toggle/n=10`, `books/toggle/n=100`. "
+                "**Interrupted by SIGINT**: 2 benchmark(s) timed in fewer than its 2 rounds, their figures from those "
+                    + "rounds alone and not counted: `books/toggle/n=10` (1), `books/toggle/n=100` (1). "
                     + "Complete it with `bench run --resume` and this folder.\n"))
         #expect(
             recorder.err.withLock { $0 }.hasSuffix(
-                "bench: interrupted by SIGINT: wrote 1 of 3 benchmarks to \(output) (2 not measured, listed in "
-                    + "report.md); finish with: bench run --resume \(output)\n"))
+                "bench: interrupted by SIGINT: wrote 1 of 3 benchmarks whole and 2 in fewer than 2 timing rounds to "
+                    + "\(output) (0 not measured; listed in report.md); finish with: bench run --resume \(output)\n"))
     }
 
-    @Test func interruptedBeforeAnyBenchmarkFinishedWritesNothing() throws {
+    @Test func interruptedBeforeAnyRoundWritesNothing() throws {
         let output = temporaryFolder() + "/latest"
         try ResultsWriter.write([("results.json", "previous results")], to: output)
         let recorder = Recorder()
-        let (status, executor) = interruptedRun(at: 6, output: output, recorder: recorder)
+        // Pass 2 is `primitives/toggle` on `apple`, in round 1: no round of any benchmark is whole.
+        let (status, executor) = interruptedRun(at: 2, output: output, recorder: recorder)
         #expect(status == 130)
-        #expect(executor.timed.withLock { $0 }.count == 6)
+        #expect(executor.timed.withLock { $0 }.count == 2)
         #expect(executor.counted.withLock { $0 } == [])
         #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["results.json"])
         #expect(read(output + "/results.json") == "previous results")
         #expect(
             recorder.err.withLock { $0 }.hasSuffix(
                 "timing round 1 of 2\n"
-                    + "bench: interrupted by SIGINT before any benchmark finished; nothing written ('\(output)' is as it was)\n"
-            ))
+                    + "bench: interrupted by SIGINT before any benchmark was timed in a round; nothing written "
+                    + "('\(output)' is as it was)\n"))
     }
 
-    /// `--resume` measures the two benchmarks the interrupted run lacks, both contenders of each in
-    /// both rounds, interleaved as in a full run, and nothing else; the set it writes is whole.
+    /// Interrupted in round 1 (pass 5, `books/toggle/n=100`): `--resume` times that benchmark's
+    /// round 1, then round 2 of all three, each round's contenders together, and counts them;
+    /// nothing else. The set it writes is whole.
     @Test func resumeMeasuresOnlyWhatIsMissing() throws {
         let output = temporaryFolder() + "/latest"
-        #expect(interruptedRun(at: 9, output: output).0 == 130)
+        #expect(interruptedRun(at: 5, output: output).0 == 130)
         let first = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        #expect(first.metadata.interrupted?.notMeasured == ["books/toggle/n=100"])
+        #expect(first.metadata.interrupted?.partial.map(\.benchmark) == ["primitives/toggle", "books/toggle/n=10"])
 
         let resuming = Interrupting(Interruption(), at: nil)
         let recorder = Recorder()
         #expect(
             bench(recorder, resuming, arguments: ["run", "--resume", output]).main(["run", "--resume", output]) == 0)
-        let books = ["n=10@lockfree", "n=10@apple", "n=100@lockfree", "n=100@apple"].map { "books/toggle/" + $0 }
-        #expect(resuming.timed.withLock { $0 } == books + books)
-        #expect(resuming.counted.withLock { $0 } == books)
+        let all = ["primitives/toggle", "books/toggle/n=10", "books/toggle/n=100"].flatMap {
+            ["\($0)@lockfree", "\($0)@apple"]
+        }
+        #expect(resuming.timed.withLock { $0 } == Array(all.suffix(2)) + all)
+        #expect(resuming.counted.withLock { $0 } == all)
 
         let set = try JSONFormat.decode(try #require(read(output + "/results.json")))
-        #expect(
-            set.results.map { "\($0.benchmark)@\($0.contender)" }
-                == ["primitives/toggle@lockfree", "primitives/toggle@apple"] + books)
+        #expect(set.results.map { "\($0.benchmark)@\($0.contender)" } == all)
         #expect(set.results.allSatisfy { $0.failure == nil && $0.metric(.time)?.summary.samples == 5 })
-        // What the first part measured is kept as it was written.
-        #expect(Array(set.results.prefix(2)) == first.results)
+        #expect(set.results.allSatisfy { $0.metric(.invalidations) != nil })
         #expect(set.metadata.interrupted == nil)
         #expect(set.metadata.command == first.metadata.command)
         let resumed = try #require(set.metadata.resumed)
         #expect(resumed.count == 1)
-        #expect(resumed[0].measured == ["books/toggle/n=10", "books/toggle/n=100"])
+        #expect(resumed[0].measured == ["primitives/toggle", "books/toggle/n=10", "books/toggle/n=100"])
         #expect(resumed[0].command == ["swift", "run", "-c", "release", "bench", "run", "--resume", output])
+        #expect(!FileManager.default.fileExists(atPath: output + "/resume.json"))
         let report = try #require(read(output + "/report.md"))
         #expect(!report.contains("Interrupted"))
-        #expect(report.contains("`): measured 2 benchmark(s), each on every contender in that run.\n"))
+        #expect(
+            report.contains(
+                "`): measured 3 benchmark(s) in the rounds they lacked, each round's contenders together.\n"))
 
         // Complete: nothing more to measure, nothing rewritten.
         let again = Interrupting(Interruption(), at: nil)
@@ -142,23 +172,44 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
         #expect(r.err.withLock { $0 } == "bench: '\(output)' holds every benchmark of its run; nothing to measure\n")
     }
 
+    /// The samples of a round measured before the interruption are those the completed set pools.
+    @Test func theRoundsKeptArePooledOnResume() throws {
+        let output = temporaryFolder() + "/latest"
+        #expect(interruptedRun(at: 9, output: output).0 == 130)
+        let rounds = try JSONDecoder().decode(
+            [Runner.RoundsMeasured].self,
+            from: try #require(FileManager.default.contents(atPath: output + "/resume.json")))
+        #expect(
+            bench(Recorder(), Interrupting(Interruption(), at: nil), arguments: []).main(["run", "--resume", output])
+                == 0)
+        let set = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        for kept in rounds {
+            let result = try #require(set.result(kept.benchmark, kept.contender))
+            let firstRound = try #require(kept.timings[0].metrics.first { $0.name == "time" }?.samples)
+            let medians = try #require(result.metric(.time)?.processMedians)
+            #expect(medians.count == 2)
+            #expect(abs(medians[0] - Percentiles.value(50, sorted: firstRound.sorted())) <= medians[0] * 1e-3)
+        }
+    }
+
     /// A resume interrupted in its turn keeps both parts and can be resumed again.
     @Test func aResumedRunInterruptedAgainKeepsBothParts() throws {
         let output = temporaryFolder() + "/latest"
         #expect(interruptedRun(at: 9, output: output).0 == 130)
-        // Round 1 of the resume times both books benchmarks (4 passes); round 2 finishes n=10
-        // (passes 5, 6) and is interrupted in n=100 (pass 7).
-        let second = Interrupting(Interruption(endAtOnce: noExit), at: 7)
+        // The resume times round 2 of n=10 (passes 1, 2; counted) and is interrupted in n=100's (pass 3).
+        let second = Interrupting(Interruption(endAtOnce: noExit), at: 3)
         #expect(bench(Recorder(), second, arguments: []).main(["run", "--resume", output]) == 130)
+        #expect(second.counted.withLock { $0 } == ["books/toggle/n=10@lockfree", "books/toggle/n=10@apple"])
         var set = try JSONFormat.decode(try #require(read(output + "/results.json")))
-        #expect(set.results.count == 4)
-        #expect(set.metadata.interrupted?.notMeasured == ["books/toggle/n=100"])
+        #expect(set.results.count == 6)
+        #expect(set.metadata.interrupted?.partial == [PartialBenchmark(benchmark: "books/toggle/n=100", rounds: 1)])
         #expect(set.metadata.resumed?.map(\.measured) == [["books/toggle/n=10"]])
         let third = Interrupting(Interruption(), at: nil)
         #expect(bench(Recorder(), third, arguments: []).main(["run", "--resume", output]) == 0)
-        #expect(third.timed.withLock { $0 }.count == 4)
+        #expect(third.timed.withLock { $0 } == ["books/toggle/n=100@lockfree", "books/toggle/n=100@apple"])
         set = try JSONFormat.decode(try #require(read(output + "/results.json")))
         #expect(set.results.count == 6)
+        #expect(set.results.allSatisfy { $0.metric(.time)?.summary.samples == 5 })
         #expect(set.metadata.interrupted == nil)
         #expect(set.metadata.resumed?.map(\.measured) == [["books/toggle/n=10"], ["books/toggle/n=100"]])
     }
@@ -209,8 +260,18 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
                     5,
                     "bench: cannot resume '\(root)/report': its command (swift run -c release bench report) is not a run of the suite\n"
                 ))
+        // The rounds of its partly timed benchmarks are gone.
+        try FileManager.default.copyItem(atPath: output, toPath: root + "/lost")
+        try FileManager.default.removeItem(atPath: root + "/lost/resume.json")
+        #expect(
+            refused(["run", "--resume", root + "/lost"])
+                == (
+                    5,
+                    "bench: cannot resume '\(root)/lost': '\(root)/lost/resume.json', the timing rounds of its 2 partly "
+                        + "timed benchmark(s), is missing or unreadable\n"
+                ))
         // Nothing was measured by any of these.
-        #expect(try JSONFormat.decode(try #require(read(output + "/results.json"))).results.count == 2)
+        #expect(try JSONFormat.decode(try #require(read(output + "/results.json"))).results.count == 6)
     }
 
     /// An interrupted check gives no verdict: exit 130, nothing on stdout that reads as one, and
@@ -238,7 +299,7 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
                 == 64)
         #expect(
             save.err.withLock { $0 }
-                == "bench: '\(root)/second/results.json' is an interrupted run (2 benchmark(s) not measured); complete it with 'bench run --resume FOLDER' first\n"
+                == "bench: '\(root)/second/results.json' is from an interrupted run; complete it with 'bench run --resume FOLDER' first\n"
         )
     }
 

@@ -104,7 +104,7 @@ extension Bench {
                 suspects.contains($0.name) && [Gate.ratioNumerator, Gate.ratioDenominator].contains($0.contender)
             }
             var rerun = current
-            for result in measure(again, plan: longer) {
+            for result in measure(again, plan: longer).results {
                 if let i = rerun.results.firstIndex(where: {
                     $0.benchmark == result.benchmark && $0.contender == result.contender
                 }) {

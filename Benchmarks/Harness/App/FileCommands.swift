@@ -25,11 +25,9 @@ extension Bench {
     /// refused unless `allowDirty`: a baseline should name the code it measured.
     func saveBaseline(name: String, input: String, allowDirty: Bool = false) throws(BenchError) {
         let set = try load(input, role: "results file")
-        if let interrupted = set.metadata.interrupted {
+        if set.metadata.interrupted != nil {
             throw BenchError(
-                .usage,
-                "'\(input)' is an interrupted run (\(interrupted.notMeasured.count) benchmark(s) not measured); complete it with 'bench run --resume FOLDER' first"
-            )
+                .usage, "'\(input)' is from an interrupted run; complete it with 'bench run --resume FOLDER' first")
         }
         if set.metadata.gitCommit.hasSuffix("-dirty") && !allowDirty {
             throw BenchError(

@@ -9,20 +9,33 @@ extension Bench {
         var plan: TimingPlan?
     }
 
+    /// The file beside an interrupted run's results that holds the timing rounds of the
+    /// benchmarks it timed in fewer rounds than the run's: what `--resume` goes on from.
+    static let roundsFile = "resume.json"
+
+    /// An interrupted run to complete (`--resume`): its results, and the rounds of its partly
+    /// timed benchmarks.
+    struct Resumable {
+        var set: ResultSet
+        var rounds: [Runner.RoundsMeasured]
+    }
+
     /// `bench run`: select, check the output folder, self-test, measure, write, summarise. With
     /// `--resume DIR`, the run recorded in DIR is completed (`resumable`). Interrupted, it writes
-    /// the benchmarks that finished, marked interrupted, and returns `.interrupted`.
+    /// what it measured, marked interrupted, and returns `.interrupted`.
     func run(_ options: RunOptions) throws(BenchError) -> RunOutcome {
         var options = options
-        var previous: ResultSet?
+        var previous: Resumable?
         if let folder = options.resume { (options, previous) = try resumable(folder, options) }
         let runs: [PlannedRun]
         do { runs = try options.selection.plan(suite) } catch { throw BenchError(error) }
         if runs.isEmpty { throw BenchError(.usage, "no benchmark matches the selection; see 'bench list'") }
-        let kept = previous.map { Self.complete(runs, in: $0) } ?? []
-        if let previous, kept.count == runs.count, previous.metadata.interrupted == nil {
+        // What the earlier part measured whole; a partly timed benchmark goes on from its rounds.
+        let partlyTimed = Set(previous?.set.metadata.interrupted?.partial.map(\.benchmark) ?? [])
+        let kept = previous.map { Self.complete(runs, in: $0.set).filter { !partlyTimed.contains($0.benchmark) } } ?? []
+        if let previous, kept.count == runs.count, previous.set.metadata.interrupted == nil {
             console.err("bench: '\(options.resume!)' holds every benchmark of its run; nothing to measure\n")
-            return RunOutcome(exitCode: .success, results: previous)
+            return RunOutcome(exitCode: .success, results: previous.set)
         }
         do { try ResultsWriter.checkWritable(options.output) } catch { throw BenchError(error) }
         do { try AllocationSelfTest.run() } catch { throw BenchError(.benchmarkFailed, "\(error)") }
@@ -31,16 +44,19 @@ extension Bench {
         // The plan and deadline of the whole run, the deadline shared by what is left of it.
         let plan = options.mode.timingPlan(runs: runs.count, maxSamples: options.samples)
         let left = Double(runs.count - kept.count) / Double(runs.count)
-        let results = measure(
+        let outcome = measure(
             runs, plan: plan, deadline: options.mode.totalSeconds * left, mode: options.mode,
-            metrics: options.metrics, quiet: options.quiet, measured: kept)
+            metrics: options.metrics, quiet: options.quiet, measured: kept, resumed: previous?.rounds ?? [])
         var metadata =
-            previous?.metadata
+            previous?.set.metadata
             ?? MetadataCollector.collect(
                 command: commandLine, mode: options.mode.rawValue, faultInjections: faultInjections)
         if previous != nil {
             let before = Set(kept.map(\.benchmark))
-            let measured = Self.benchmarkNames(results).filter { !before.contains($0) }
+            let stillPartial = Set(outcome.partial.map(\.benchmark))
+            let measured = Self.benchmarkNames(outcome.results).filter {
+                !before.contains($0) && !stillPartial.contains($0)
+            }
             metadata.interrupted = nil
             metadata.resumed =
                 (metadata.resumed ?? []) + [
@@ -49,7 +65,7 @@ extension Bench {
                         measured: measured)
                 ]
         }
-        var set = ResultSet(metadata: metadata, results: results)
+        var set = ResultSet(metadata: metadata, results: outcome.results)
         if let probe = probe, options.metrics.contains(.time), !interruption.isInterrupted,
             set.results.contains(where: { $0.contender == "apple" && $0.benchmark.hasPrefix("primitives/") })
         {
@@ -60,41 +76,60 @@ extension Bench {
             }
         }
         if let signal = interruption.signal {
+            let partial = Set(outcome.partial.map(\.benchmark))
             set.metadata.interrupted = InterruptedRun(
-                signal: Interruption.name(of: signal), notMeasured: Self.notMeasured(runs, in: set),
+                signal: Interruption.name(of: signal), rounds: outcome.rounds, partial: outcome.partial,
+                notMeasured: Self.notMeasured(runs, in: set),
                 instructionsNotCounted: Runner.instructionsWanted(
-                    runs, results: set.results, metrics: options.metrics, mode: options.mode))
+                    runs.filter { !partial.contains($0.name) }, results: set.results, metrics: options.metrics,
+                    mode: options.mode))
         }
         guard !set.results.isEmpty else {
             console.err(
-                "bench: interrupted by \(set.metadata.interrupted?.signal ?? "a signal") before any benchmark finished; "
-                    + "nothing written ('\(options.output)' is as it was)\n")
+                "bench: interrupted by \(set.metadata.interrupted?.signal ?? "a signal") before any benchmark was "
+                    + "timed in a round; nothing written ('\(options.output)' is as it was)\n")
             return RunOutcome(exitCode: .interrupted, results: nil, runs: runs, plan: plan)
         }
-        let written = try write(set, to: options.output, formats: options.formats, keepSamples: options.keepSamples)
+        var extra: [(name: String, contents: String)] = []
+        if !outcome.unfinished.isEmpty {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            extra.append((Self.roundsFile, String(decoding: try! encoder.encode(outcome.unfinished), as: UTF8.self)))
+        }
+        let written = try write(
+            set, to: options.output, formats: options.formats, keepSamples: options.keepSamples, extra: extra)
         console.out(SummaryTable.format(set))
         let failed = reportFailures(set)
         console.out(
             "\n" + SummaryTable.closing(set, folder: options.output, files: written.filter { !$0.hasSuffix(".svg") }))
         if let interrupted = set.metadata.interrupted {
-            let total = Self.benchmarkNames(runs.map { ($0.name) }).count
-            let missing = interrupted.notMeasured.count
-            let instructions =
-                interrupted.instructionsNotCounted.isEmpty
-                ? "" : ", instructions not counted for \(interrupted.instructionsNotCounted.count) run(s)"
-            console.err(
-                "bench: interrupted by \(interrupted.signal): wrote \(total - missing) of \(total) benchmarks to "
-                    + "\(options.output) (\(missing) not measured\(instructions), listed in report.md); "
-                    + "finish with: bench run --resume \(shellQuoted(options.output))\n")
+            console.err("bench: " + Self.interruptedLine(interrupted, runs: runs, folder: options.output) + "\n")
             return RunOutcome(exitCode: .interrupted, results: set, runs: runs, plan: plan)
         }
         return RunOutcome(exitCode: failed ? .benchmarkFailed : .success, results: set, runs: runs, plan: plan)
     }
 
+    /// The line that says a run was interrupted, what it wrote and how to finish it.
+    static func interruptedLine(_ interrupted: InterruptedRun, runs: [PlannedRun], folder: String) -> String {
+        let total = benchmarkNames(runs.map(\.name)).count
+        let partial = interrupted.partial.count
+        let missing = interrupted.notMeasured.count
+        var what = ["\(total - partial - missing) of \(total) benchmarks whole"]
+        if partial > 0 { what.append("\(partial) in fewer than \(interrupted.rounds) timing rounds") }
+        var left = ["\(missing) not measured"]
+        if !interrupted.instructionsNotCounted.isEmpty {
+            left.append("instructions not counted for \(interrupted.instructionsNotCounted.count) run(s)")
+        }
+        return "interrupted by \(interrupted.signal): wrote " + what.joined(separator: " and ") + " to \(folder) ("
+            + left.joined(separator: ", ") + "; listed in report.md); finish with: bench run --resume "
+            + shellQuoted(folder)
+    }
+
     /// The options and results of the interrupted run in `folder` (`--resume`), read as
-    /// `Baseline.load` reads a folder; its command line's options, with
-    /// `given`'s output and quiet. Refused (exit 5) when unreadable, or measured by other code.
-    func resumable(_ folder: String, _ given: RunOptions) throws(BenchError) -> (RunOptions, ResultSet) {
+    /// `Baseline.load` reads a folder, with the rounds of its partly timed benchmarks
+    /// (`roundsFile`); its command line's options, with `given`'s output and quiet. Refused (exit
+    /// 5) when unreadable, or measured by other code.
+    func resumable(_ folder: String, _ given: RunOptions) throws(BenchError) -> (RunOptions, Resumable) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw BenchError(.baselineUnusable, "cannot resume '\(folder)': it is not a results folder")
@@ -131,10 +166,24 @@ extension Bench {
                 .baselineUnusable,
                 "cannot resume '\(folder)': it was measured with \(differences.joined(separator: "; "))")
         }
+        var rounds: [Runner.RoundsMeasured] = []
+        if let partial = set.metadata.interrupted?.partial, !partial.isEmpty {
+            let path = folder + "/" + Self.roundsFile
+            guard let data = FileManager.default.contents(atPath: path),
+                let decoded = try? JSONDecoder().decode([Runner.RoundsMeasured].self, from: data),
+                Set(decoded.map(\.benchmark)) == Set(partial.map(\.benchmark))
+            else {
+                throw BenchError(
+                    .baselineUnusable,
+                    "cannot resume '\(folder)': '\(path)', the timing rounds of its \(partial.count) partly timed "
+                        + "benchmark(s), is missing or unreadable")
+            }
+            rounds = decoded
+        }
         recorded.resume = given.resume
         recorded.output = given.output
         recorded.quiet = given.quiet
-        return (recorded, set)
+        return (recorded, Resumable(set: set, rounds: rounds))
     }
 
     /// The results of `set` for the benchmarks of `runs` that it has on every contender.
@@ -158,14 +207,16 @@ extension Bench {
 
     func measure(
         _ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard,
-        metrics: Set<MetricGroup> = Set(MetricGroup.allCases), quiet: Bool = false, measured: [BenchmarkResult] = []
-    ) -> [BenchmarkResult] {
+        metrics: Set<MetricGroup> = Set(MetricGroup.allCases), quiet: Bool = false, measured: [BenchmarkResult] = [],
+        resumed: [Runner.RoundsMeasured] = []
+    ) -> Runner.SuiteOutcome {
         let progress = ProgressReporter(console: console, quiet: quiet)
         let runner = Runner(
             executor: executor.reporting(diagnostics: { progress.diagnostic($0) }), metrics: metrics,
             interruption: interruption, events: { progress.handle($0) })
         defer { progress.finish() }
-        return runner.run(runs, plan: plan, deadline: deadline, mode: mode, measured: measured)
+        return runner.measureSuite(
+            runs, plan: plan, deadline: deadline, mode: mode, measured: measured, resumed: resumed)
     }
 
     /// Prints one line per failed benchmark on stderr; returns whether any failed.
@@ -206,9 +257,10 @@ extension Bench {
     /// Writes the files of `set` to `folder`; returns their names.
     @discardableResult
     func write(
-        _ set: ResultSet, to folder: String, formats: Set<RunOptions.Format>, keepSamples: Bool = false
+        _ set: ResultSet, to folder: String, formats: Set<RunOptions.Format>, keepSamples: Bool = false,
+        extra: [(name: String, contents: String)] = []
     ) throws(BenchError) -> [String] {
-        let files = Self.files(set, formats: formats, keepSamples: keepSamples)
+        let files = Self.files(set, formats: formats, keepSamples: keepSamples) + extra
         do { try ResultsWriter.write(files, to: folder) } catch { throw BenchError(error) }
         return files.map(\.name)
     }

@@ -54,6 +54,45 @@ public struct Runner: Sendable {
         self.events = events
     }
 
+    /// The timing rounds one run of a benchmark had when its run was interrupted before the
+    /// benchmark's last round: what `bench run --resume` goes on from (`resume.json`).
+    public struct RoundsMeasured: Sendable, Codable, Equatable {
+        public var benchmark: String
+        public var contender: String
+        /// The rounds the benchmark was visited in (a run whose timing failed has fewer reports).
+        public var rounds: Int
+        /// Its timing reports, one a round.
+        public var timings: [Measurer.PassReport]
+
+        public init(benchmark: String, contender: String, rounds: Int, timings: [Measurer.PassReport]) {
+            self.benchmark = benchmark
+            self.contender = contender
+            self.rounds = rounds
+            self.timings = timings
+        }
+    }
+
+    /// What `measureSuite` measured.
+    public struct SuiteOutcome: Sendable {
+        /// The results of the benchmarks finished (every round, counted) and, when interrupted, of
+        /// those timed in fewer rounds (`partial`), in the order of the runs.
+        public var results: [BenchmarkResult]
+        /// The rounds the suite is timed in.
+        public var rounds: Int
+        /// Benchmarks timed in fewer than `rounds` rounds (interrupted), with the rounds they had.
+        public var partial: [PartialBenchmark]
+        /// The timing rounds of the `partial` benchmarks' runs.
+        public var unfinished: [RoundsMeasured]
+    }
+
+    /// `measureSuite`'s results.
+    public func run(
+        _ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard,
+        measured: [BenchmarkResult] = []
+    ) -> [BenchmarkResult] {
+        measureSuite(runs, plan: plan, deadline: deadline, mode: mode, measured: measured).results
+    }
+
     /// Measures `runs` with `plan` in rounds: each round times every benchmark once, its
     /// contenders in adjacent processes (`timeRound`), so that a benchmark's rounds lie minutes
     /// apart, spread over the whole run, and its paired ratios sample every speed mode the run saw
@@ -64,18 +103,19 @@ public struct Runner: Sendable {
     /// overhead (process start, setup, counting) seen so far, within the mode's bounds: the suite
     /// ends near its deadline whatever it holds.
     ///
-    /// `measured` holds results of an earlier, interrupted run of the same `runs` (`bench run
-    /// --resume`): the benchmarks it has are not measured again, their runs' instructions are
-    /// counted where they lack them, and `deadline` is for the benchmarks left.
+    /// `measured` and `resumed` come from an earlier, interrupted run of the same `runs` (`bench
+    /// run --resume`): the benchmarks `measured` has on every contender are not measured again;
+    /// those `resumed` has rounds of are timed in the rounds they lack (each round's contenders
+    /// still adjacent) and counted; every run's instructions are counted where they lack them;
+    /// `deadline` is for what is left.
     ///
-    /// Returns the results of the benchmarks whose every contender finished its timing and
-    /// counting, in the order of `runs`. When `interruption` stops the run, the benchmark in
-    /// flight is dropped (its contenders are measured together or not at all) and the instruction
-    /// pass keeps the counts its children finished.
-    public func run(
+    /// When `interruption` stops the run, the visit in flight is dropped whole (a round's
+    /// contenders are measured together or not at all); a benchmark timed in some rounds is
+    /// returned as `partial`, its rounds as `unfinished`; the instruction pass is not run.
+    public func measureSuite(
         _ runs: [PlannedRun], plan: TimingPlan, deadline: Double? = nil, mode: RunMode = .standard,
-        measured: [BenchmarkResult] = []
-    ) -> [BenchmarkResult] {
+        measured: [BenchmarkResult] = [], resumed: [RoundsMeasured] = []
+    ) -> SuiteOutcome {
         let start = clock()
         var results = runs.map { run in measured.first { $0.benchmark == run.name && $0.contender == run.contender } }
         let groups = Self.byBenchmark(runs)
@@ -85,33 +125,45 @@ public struct Runner: Sendable {
             firsts.append(next)
             next += group.count
         }
-        // A benchmark is measured again unless every contender of it has a result.
-        let todo = groups.indices.filter { g in
-            (firsts[g]..<firsts[g] + groups[g].count).contains { results[$0] == nil }
-        }
-        let todoRuns = todo.reduce(0) { $0 + groups[$1].count }
-        for g in todo { for i in firsts[g]..<firsts[g] + groups[g].count { results[i] = nil } }
+        let indices = { (g: Int) in firsts[g]..<firsts[g] + groups[g].count }
         // Never more processes than samples: `--samples N` caps the pooled samples.
         let rounds = metrics.contains(.time) ? min(mode.timingProcesses, max(plan.maxSamples, 1)) : 1
         var timings = Array(repeating: [Measurer.PassReport](), count: runs.count)
+        var roundsDone = Array(repeating: 0, count: groups.count)
+        // A benchmark is measured unless every contender of it has a result; it goes on from the
+        // rounds it had.
+        let todo = groups.indices.filter { g in indices(g).contains { results[$0] == nil } }
+        for g in todo {
+            for i in indices(g) {
+                results[i] = nil
+                if let had = resumed.first(where: { $0.benchmark == runs[i].name && $0.contender == runs[i].contender }
+                ) {
+                    timings[i] = had.timings
+                    roundsDone[g] = min(max(roundsDone[g], had.rounds), rounds - 1)
+                }
+            }
+        }
+        let visits = todo.reduce(0) { $0 + (rounds - roundsDone[$1]) * groups[$1].count }
         var overhead = 0.0  // seconds per run and round beyond its sampling budget, averaged
         var visited = 0  // runs x rounds done
-        rounds: for round in 0..<rounds where !todo.isEmpty {
+        rounds: for round in 0..<rounds {
+            let due = todo.filter { roundsDone[$0] <= round }
+            if due.isEmpty { continue }
             if rounds > 1 { events?(.roundBegan(round: round, rounds: rounds)) }
-            for g in todo {
+            for g in due {
                 let group = groups[g]
                 let first = firsts[g]
                 var current = plan
                 if let deadline {
                     let left = deadline - Double(clock() - start) / 1e9
-                    let share = left / Double(todoRuns * rounds - visited) - overhead
+                    let share = left / Double(visits - visited) - overhead
                     let seconds = min(
                         max(share * Double(rounds), mode.budgetBounds.lowerBound), mode.budgetBounds.upperBound)
                     current.budgetNanoseconds = UInt64(seconds * 1e9)
                     current.warmupNanoseconds = current.budgetNanoseconds / 10
                 }
                 let began = clock()
-                let done = Double(visited) / Double(todoRuns * rounds)
+                let done = Double(visited) / Double(visits)
                 let announce = { (offset: Int, pass: String) -> Void in
                     events?(
                         .passBegan(index: first + offset, total: runs.count, run: group[offset], pass: pass, done: done)
@@ -128,6 +180,7 @@ public struct Runner: Sendable {
                 // A visit the interruption cut short is dropped whole.
                 if interruption.isInterrupted { break rounds }
                 timings.replaceSubrange(first..<first + group.count, with: groupTimings)
+                roundsDone[g] = round + 1
                 for (offset, result) in finished.enumerated() {
                     results[first + offset] = result
                     events?(.runEnded(index: first + offset, total: runs.count, result: result))
@@ -140,10 +193,26 @@ public struct Runner: Sendable {
                 visited += group.count
             }
         }
+        // Interrupted: what was timed in some rounds, pooled, and kept to go on from.
+        var partial: [PartialBenchmark] = []
+        var unfinished: [RoundsMeasured] = []
+        for g in todo where roundsDone[g] > 0 && roundsDone[g] < rounds {
+            let group = groups[g]
+            let pooled = finish(group, timings: Array(timings[indices(g)]), counting: false) { _, _ in }
+            partial.append(PartialBenchmark(benchmark: group[0].name, rounds: roundsDone[g]))
+            for (offset, i) in indices(g).enumerated() {
+                results[i] = pooled[offset]
+                unfinished.append(
+                    RoundsMeasured(
+                        benchmark: runs[i].name, contender: runs[i].contender, rounds: roundsDone[g],
+                        timings: timings[i]))
+            }
+        }
         if metrics.contains(.instructions) && !interruption.isInterrupted {
             countInstructions(runs, into: &results, mode: mode)
         }
-        return results.compactMap { $0 }
+        return SuiteOutcome(
+            results: results.compactMap { $0 }, rounds: rounds, partial: partial, unfinished: unfinished)
     }
 
     /// `benchmark on contender` of the runs of `results` whose instructions a run measuring
@@ -305,11 +374,12 @@ public struct Runner: Sendable {
         }
     }
 
-    /// Each run's result: its rounds' samples pooled, then its counting pass (in one more process)
-    /// when `counts` or `allocations` is selected and the timing did not fail. Only the metrics of
+    /// Each run's result: its rounds' samples pooled, then, when `counting`, its counting pass (in
+    /// one more process) when `counts` or `allocations` is selected and the timing did not fail. Only the metrics of
     /// the selected groups are kept (`metrics`).
     func finish(
-        _ group: [PlannedRun], timings: [[Measurer.PassReport]], began: (_ offset: Int, _ pass: String) -> Void
+        _ group: [PlannedRun], timings: [[Measurer.PassReport]], counting: Bool = true,
+        began: (_ offset: Int, _ pass: String) -> Void
     ) -> [BenchmarkResult] {
         group.enumerated().map { j, run in
             let reports = timings[j]
@@ -317,17 +387,17 @@ public struct Runner: Sendable {
                 if let failed = reports.first(where: { $0.failure != nil }) { failed } else if reports.count > 1 {
                     Measurer.PassReport(pooling: reports)
                 } else { reports.first ?? Measurer.PassReport(metrics: [], failure: nil, batch: 1) }
-            var counting: Measurer.PassReport?
-            if timing.failure == nil && MetricGroup.needsCountingPass(metrics) {
+            var counted: Measurer.PassReport?
+            if counting && timing.failure == nil && MetricGroup.needsCountingPass(metrics) {
                 began(j, "counting")
                 let operations = run.benchmark.countingOperations ?? 1
-                counting = executor.counting(
+                counted = executor.counting(
                     run, operations: operations, expectedSeconds: Self.countingEstimate(timing, operations: operations))
             }
-            let kept = (timing.metrics + (counting?.metrics ?? [])).filter { metrics.contains(MetricGroup.of($0)) }
+            let kept = (timing.metrics + (counted?.metrics ?? [])).filter { metrics.contains(MetricGroup.of($0)) }
             return BenchmarkResult(
                 benchmark: run.name, family: run.benchmark.family, parameters: run.parameters,
-                contender: run.contender, metrics: kept, failure: timing.failure ?? counting?.failure)
+                contender: run.contender, metrics: kept, failure: timing.failure ?? counted?.failure)
         }
     }
 }

@@ -43,22 +43,32 @@ public enum ReportFormat {
     static func completeness(_ m: RunMetadata) -> String {
         var out = ""
         if let interrupted = m.interrupted {
-            let names = interrupted.notMeasured
-            out += "**Interrupted by \(interrupted.signal)**: "
-            out +=
-                names.isEmpty
-                ? "every benchmark was measured"
-                : "\(names.count) benchmark(s) not measured: " + names.map { "`\($0)`" }.joined(separator: ", ")
+            var parts: [String] = []
+            if !interrupted.partial.isEmpty {
+                parts.append(
+                    "\(interrupted.partial.count) benchmark(s) timed in fewer than its \(interrupted.rounds) rounds, "
+                        + "their figures from those rounds alone and not counted: "
+                        + interrupted.partial.map { "`\($0.benchmark)` (\($0.rounds))" }.joined(separator: ", "))
+            }
+            if !interrupted.notMeasured.isEmpty {
+                parts.append(
+                    "\(interrupted.notMeasured.count) benchmark(s) not measured: "
+                        + interrupted.notMeasured.map { "`\($0)`" }.joined(separator: ", "))
+            }
             let instructions = interrupted.instructionsNotCounted
             if !instructions.isEmpty {
-                out += "; instructions not counted for \(instructions.count) run(s): "
-                out += instructions.map { "`\($0)`" }.joined(separator: ", ")
+                parts.append(
+                    "instructions not counted for \(instructions.count) run(s): "
+                        + instructions.map { "`\($0)`" }.joined(separator: ", "))
             }
+            out += "**Interrupted by \(interrupted.signal)**: "
+            out += parts.isEmpty ? "every benchmark was measured" : parts.joined(separator: "; ")
             out += ". Complete it with `bench run --resume` and this folder.\n\n"
         }
         for resume in m.resumed ?? [] {
             out += "Resumed \(resume.date) (`\(resume.command.map(shellQuoted).joined(separator: " "))`): measured "
-            out += "\(resume.measured.count) benchmark(s), each on every contender in that run.\n\n"
+            out +=
+                "\(resume.measured.count) benchmark(s) in the rounds they lacked, each round's contenders together.\n\n"
         }
         return out
     }

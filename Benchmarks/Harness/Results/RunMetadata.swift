@@ -64,15 +64,36 @@ public struct RunMetadata: Sendable, Equatable, Codable {
 public struct InterruptedRun: Sendable, Equatable, Codable {
     /// `SIGINT` or `SIGTERM`.
     public var signal: String
+    /// The rounds each benchmark is timed in.
+    public var rounds: Int
+    /// The benchmarks timed in fewer rounds, with the rounds they had, in run order: their
+    /// results pool those rounds and have no counting pass; `resume.json` keeps their rounds.
+    public var partial: [PartialBenchmark]
     /// The benchmarks not measured, in run order: none of their contenders' results are kept.
     public var notMeasured: [String]
-    /// `benchmark on contender` of the runs measured whose instructions were not counted yet.
+    /// `benchmark on contender` of the runs finished whose instructions were not counted yet.
     public var instructionsNotCounted: [String]
 
-    public init(signal: String, notMeasured: [String], instructionsNotCounted: [String] = []) {
+    public init(
+        signal: String, rounds: Int, partial: [PartialBenchmark] = [], notMeasured: [String],
+        instructionsNotCounted: [String] = []
+    ) {
         self.signal = signal
+        self.rounds = rounds
+        self.partial = partial
         self.notMeasured = notMeasured
         self.instructionsNotCounted = instructionsNotCounted
+    }
+}
+
+/// A benchmark an interrupted run timed in fewer rounds than the run's.
+public struct PartialBenchmark: Sendable, Equatable, Codable {
+    public var benchmark: String
+    public var rounds: Int
+
+    public init(benchmark: String, rounds: Int) {
+        self.benchmark = benchmark
+        self.rounds = rounds
     }
 }
 
