@@ -214,6 +214,76 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
         #expect(set.metadata.resumed?.map(\.measured) == [["books/toggle/n=10"], ["books/toggle/n=100"]])
     }
 
+    /// Interrupted in the instruction pass: every benchmark is kept; the counts the children
+    /// finished are kept, the others listed; `--resume` counts those and measures nothing else.
+    @Test(.enabled(if: InstructionCounter.unavailableReason == nil))
+    func interruptedWhileCountingInstructions() throws {
+        /// Counts instructions; with `stops`, the interruption stops `apple`'s child in its second run.
+        final class Counting: PassExecutor {
+            let interruption: Interruption
+            let stops: Bool
+            let requests = Mutex<[[String]]>([])
+            init(_ interruption: Interruption, stops: Bool) {
+                self.interruption = interruption
+                self.stops = stops
+            }
+            func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
+                Measurer.timingPass(run.benchmark, run.parameters, plan: plan)
+            }
+            func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+                Measurer.countingPass(run.benchmark, run.parameters, operations: operations)
+            }
+            func instructions(_ runs: [(run: PlannedRun, operations: Int)]) -> [Measurer.PassReport]? {
+                requests.withLock { $0.append(runs.map { "\($0.run.name)@\($0.run.contender)" }) }
+                return runs.enumerated().map { k, want in
+                    if stops && k == 1 && want.run.contender == "apple" { interruption.interrupt(SIGINT) }
+                    if stops && k >= 1 && want.run.contender == "apple" {
+                        return .failed(ChildProcessExecutor.interruptedFailure)
+                    }
+                    return Measurer.PassReport(
+                        metrics: [MetricResult(.instructions, value: 100)], failure: nil, batch: want.operations)
+                }
+            }
+        }
+        let suite = ["lockfree", "apple"].flatMap { c in
+            ["a", "b", "c"].map {
+                Benchmark(family: $0, contender: c, instructionOperations: { _ in 10 }) { _ in NoOp() }
+            }
+        }
+        let output = temporaryFolder() + "/latest"
+        let arguments = Self.arguments + ["--output", output]
+        let first = Counting(Interruption(endAtOnce: noExit), stops: true)
+        let recorder = Recorder()
+        let status = Bench(
+            suite: suite, executor: first, console: recorder.console, commandLine: ["bench"] + arguments,
+            interruption: first.interruption
+        ).main(arguments)
+        #expect(status == 130)
+        var set = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        #expect(set.results.count == 6)
+        #expect(set.results.map { $0.metric(.instructions) != nil } == [true, true, true, false, true, false])
+        #expect(
+            set.metadata.interrupted
+                == InterruptedRun(
+                    signal: "SIGINT", rounds: 2, notMeasured: [], instructionsNotCounted: ["b on apple", "c on apple"]))
+        #expect(
+            recorder.err.withLock { $0 }.hasSuffix(
+                "bench: interrupted by SIGINT: wrote 3 of 3 benchmarks whole to \(output) (instructions not counted "
+                    + "for 2 run(s); listed in report.md); finish with: bench run --resume \(output)\n"))
+
+        let second = Counting(Interruption(), stops: false)
+        #expect(
+            Bench(suite: suite, executor: second, console: Recorder().console, commandLine: ["bench"]).main([
+                "run", "--resume", output,
+            ]) == 0)
+        #expect(second.requests.withLock { $0 } == [["b@apple", "c@apple"]])
+        set = try JSONFormat.decode(try #require(read(output + "/results.json")))
+        #expect(set.results.allSatisfy { $0.metric(.instructions)?.summary.p50 == 100 })
+        #expect(set.metadata.interrupted == nil)
+        #expect(set.metadata.resumed?.first?.measured == [])
+        #expect(set.metadata.resumed?.first?.instructionsCounted == ["b on apple", "c on apple"])
+    }
+
     @Test func resumeRefusesOtherOptionsAndFoldersItCannotComplete() throws {
         let root = temporaryFolder()
         let output = root + "/latest"

@@ -57,17 +57,24 @@ extension Bench {
             let measured = Self.benchmarkNames(outcome.results).filter {
                 !before.contains($0) && !stillPartial.contains($0)
             }
+            let counted = kept.filter { $0.metric(Metric.instructions) == nil }.compactMap { old in
+                outcome.results.first { $0.benchmark == old.benchmark && $0.contender == old.contender }?
+                    .metric(Metric.instructions).map { _ in "\(old.benchmark) on \(old.contender)" }
+            }
             metadata.interrupted = nil
             metadata.resumed =
                 (metadata.resumed ?? []) + [
                     ResumedRun(
                         date: MetadataCollector.now(), command: MetadataCollector.reproducible(commandLine),
-                        measured: measured)
+                        measured: measured, instructionsCounted: counted)
                 ]
         }
         var set = ResultSet(metadata: metadata, results: outcome.results)
+        // (A resumed run's first part may have run the probe already.)
         if let probe = probe, options.metrics.contains(.time), !interruption.isInterrupted,
-            set.results.contains(where: { $0.contender == "apple" && $0.benchmark.hasPrefix("primitives/") })
+            set.results.contains(where: {
+                $0.contender == "apple" && $0.benchmark.hasPrefix("primitives/") && $0.metric(Probe.metric) == nil
+            })
         {
             if let figures = Probe.measure(probe, interruption: interruption) {
                 Probe.attach(figures, to: &set)
@@ -116,7 +123,7 @@ extension Bench {
         let missing = interrupted.notMeasured.count
         var what = ["\(total - partial - missing) of \(total) benchmarks whole"]
         if partial > 0 { what.append("\(partial) in fewer than \(interrupted.rounds) timing rounds") }
-        var left = ["\(missing) not measured"]
+        var left = missing > 0 || interrupted.instructionsNotCounted.isEmpty ? ["\(missing) not measured"] : []
         if !interrupted.instructionsNotCounted.isEmpty {
             left.append("instructions not counted for \(interrupted.instructionsNotCounted.count) run(s)")
         }

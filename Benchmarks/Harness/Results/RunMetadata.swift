@@ -103,13 +103,16 @@ public struct ResumedRun: Sendable, Equatable, Codable {
     public var date: String
     /// The resuming command, as a user reruns it.
     public var command: [String]
-    /// The benchmarks it measured, in run order.
+    /// The benchmarks it measured (in the rounds they lacked), in run order.
     public var measured: [String]
+    /// `benchmark on contender` of the runs of the earlier part whose instructions it counted.
+    public var instructionsCounted: [String]
 
-    public init(date: String, command: [String], measured: [String]) {
+    public init(date: String, command: [String], measured: [String], instructionsCounted: [String] = []) {
         self.date = date
         self.command = command
         self.measured = measured
+        self.instructionsCounted = instructionsCounted
     }
 }
 
