@@ -21,14 +21,14 @@ public enum Usage {
                                   callgrind is not counted, with a note
           --quiet                 print the summary only: no progress, no child diagnostics
           --keep-samples          also write samples.json, every raw sample (results.json holds summaries)
-          --resume DIR            complete the interrupted run whose results are in DIR: measure only the
-                                  benchmarks it lacks, with its options, and write the whole set to DIR
+          --resume DIR            complete the interrupted run whose results are in DIR: time each benchmark
+                                  in the rounds it lacks, with DIR's options, and write the whole set to DIR
                                   (or --output); only --output and --quiet may be given with it
         Each measuring child has a deadline: 60 s plus 4 times what its pass is given (the timing
         pass's warm-up and budget, the counting pass's operations at the measured p50, the instruction
         pass's estimate); past it its process group is killed and its benchmark fails ("timed out").
-        Ctrl-C (SIGINT) or SIGTERM stops the children and writes the benchmarks that finished, marked
-        interrupted (exit 130); a second Ctrl-C ends bench at once.
+        Ctrl-C (SIGINT) or SIGTERM stops the children and writes what was measured (every whole timing
+        round), marked interrupted (exit 130); a second Ctrl-C ends bench at once.
         """
 
     /// `bench report --help`.

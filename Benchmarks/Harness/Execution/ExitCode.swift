@@ -17,8 +17,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case usage = 64
     /// The results folder cannot be written.
     case cannotWrite = 73
-    /// SIGINT or SIGTERM stopped a run: the benchmarks that finished are written, the results
-    /// marked interrupted; `check` gives no verdict.
+    /// SIGINT or SIGTERM stopped a run: what it measured is written, the results marked
+    /// interrupted; `check` gives no verdict.
     case interrupted = 130
 
     /// One line of the help's table.
@@ -42,8 +42,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
                 + "      baseline save: results measured with uncommitted changes (without --allow-dirty), or interrupted"
         case .cannotWrite: "the results folder cannot be written"
         case .interrupted:
-            "interrupted (SIGINT, SIGTERM): the finished benchmarks are written, marked interrupted (finish\n"
-                + "      with run --resume DIR); check: no verdict. A second Ctrl-C ends bench at once"
+            "interrupted (SIGINT, SIGTERM): what was measured is written, marked interrupted (finish with\n"
+                + "      run --resume DIR); check: no verdict. A second Ctrl-C ends bench at once"
         }
     }
 
