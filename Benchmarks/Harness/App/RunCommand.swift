@@ -41,11 +41,10 @@ extension Bench {
         do { try AllocationSelfTest.run() } catch { throw BenchError(.benchmarkFailed, "\(error)") }
         IdleThread.start()
 
-        // The plan and deadline of the whole run, the deadline shared by what is left of it.
+        // The plan and deadline of the whole run (the runner gives what is left its share).
         let plan = options.mode.timingPlan(runs: runs.count, maxSamples: options.samples)
-        let left = Double(runs.count - kept.count) / Double(runs.count)
         let outcome = measure(
-            runs, plan: plan, deadline: options.mode.totalSeconds * left, mode: options.mode,
+            runs, plan: plan, deadline: options.mode.totalSeconds, mode: options.mode,
             metrics: options.metrics, quiet: options.quiet, measured: kept, resumed: previous?.rounds ?? [])
         var metadata =
             previous?.set.metadata

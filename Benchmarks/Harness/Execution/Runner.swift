@@ -107,7 +107,7 @@ public struct Runner: Sendable {
     /// run --resume`): the benchmarks `measured` has on every contender are not measured again;
     /// those `resumed` has rounds of are timed in the rounds they lack (each round's contenders
     /// still adjacent) and counted; every run's instructions are counted where they lack them;
-    /// `deadline` is for what is left.
+    /// what is left gets its share of `deadline`, the whole run's.
     ///
     /// When `interruption` stops the run, the visit in flight is dropped whole (a round's
     /// contenders are measured together or not at all); a benchmark timed in some rounds is
@@ -144,6 +144,8 @@ public struct Runner: Sendable {
             }
         }
         let visits = todo.reduce(0) { $0 + (rounds - roundsDone[$1]) * groups[$1].count }
+        // A resumed run's share of the whole run's deadline.
+        let deadline = deadline.map { $0 * Double(visits) / Double(max(runs.count * rounds, 1)) }
         var overhead = 0.0  // seconds per run and round beyond its sampling budget, averaged
         var visited = 0  // runs x rounds done
         rounds: for round in 0..<rounds {
