@@ -90,6 +90,6 @@ import Testing
         let b3 = Bench(suite: bench.suite, executor: bench.executor, console: missing.console)
         try FileManager.default.createDirectory(atPath: root + "/empty", withIntermediateDirectories: true)
         #expect(b3.main(["compare", root + "/empty", root + "/latest"]) == 5)
-        #expect(missing.err.withLock { $0 } == "bench: baseline '\(root)/empty/results.json' does not exist\n")
+        #expect(missing.err.withLock { $0 } == "bench: results '\(root)/empty/results.json' does not exist\n")
     }
 }

@@ -43,8 +43,8 @@ extension Bench {
 
     /// `bench compare A B`.
     func compare(_ a: String, _ b: String) throws(BenchError) {
-        let old = try load(a)
-        let new = try load(b)
+        let old = try load(a, role: "results")
+        let new = try load(b, role: "results")
         console.out(Comparison.format(old: old, new: new))
     }
 

@@ -65,7 +65,7 @@ extension Bench {
                 (metadata.resumed ?? []) + [
                     ResumedRun(
                         date: MetadataCollector.now(), command: MetadataCollector.reproducible(commandLine),
-                        measured: measured, instructionsCounted: counted)
+                        measured: measured, instructionsCounted: counted.isEmpty ? nil : counted)
                 ]
         }
         var set = ResultSet(metadata: metadata, results: outcome.results)

@@ -68,8 +68,8 @@ public enum ReportFormat {
         for resume in m.resumed ?? [] {
             out += "Resumed \(resume.date) (`\(resume.command.map(shellQuoted).joined(separator: " "))`): measured "
             out += "\(resume.measured.count) benchmark(s) in the rounds they lacked, each round's contenders together"
-            if !resume.instructionsCounted.isEmpty {
-                out += ", and counted the instructions of \(resume.instructionsCounted.count) run(s) measured before"
+            if let counted = resume.instructionsCounted {
+                out += ", and counted the instructions of \(counted.count) run(s) measured before"
             }
             out += ".\n\n"
         }

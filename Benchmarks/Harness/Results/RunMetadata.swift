@@ -105,10 +105,11 @@ public struct ResumedRun: Sendable, Equatable, Codable {
     public var command: [String]
     /// The benchmarks it measured (in the rounds they lacked), in run order.
     public var measured: [String]
-    /// `benchmark on contender` of the runs of the earlier part whose instructions it counted.
-    public var instructionsCounted: [String]
+    /// `benchmark on contender` of the runs of the earlier part whose instructions it counted;
+    /// `nil` for none.
+    public var instructionsCounted: [String]?
 
-    public init(date: String, command: [String], measured: [String], instructionsCounted: [String] = []) {
+    public init(date: String, command: [String], measured: [String], instructionsCounted: [String]? = nil) {
         self.date = date
         self.command = command
         self.measured = measured
