@@ -25,8 +25,8 @@ if !faultInjections.isEmpty && arguments.first != ChildProcessExecutor.subcomman
 
         """)
 }
-// In `run` and `check`, Ctrl-C and SIGTERM stop the measuring children and write what finished
-// (a measuring child is in its own process group, and dies of them by default).
+// In `run` and `check`, Ctrl-C and SIGTERM stop the measuring children and write what was
+// measured (a measuring child is in its own process group, and dies of them by default).
 if arguments.first != ChildProcessExecutor.subcommand, (try? Parser.parse(arguments))?.measures == true {
     Interruption.process.trap()
 }

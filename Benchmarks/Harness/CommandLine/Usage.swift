@@ -68,7 +68,7 @@ public enum Usage {
         \(Thresholds.defaultsJSON)
 
         Options:
-          --baseline FILE         a baseline name (results/baselines/NAME.json) or a JSON file
+          --baseline FILE         a baseline name (results/baselines/NAME.json), a JSON file or a results folder
         \(runOptions)
 
         \(exitCodes)
