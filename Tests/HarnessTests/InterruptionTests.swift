@@ -172,6 +172,23 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
         #expect(r.err.withLock { $0 } == "bench: '\(output)' holds every benchmark of its run; nothing to measure\n")
     }
 
+    /// An interrupted run writes its results.json even when `--format` leaves it out: `--resume`
+    /// reads it, and then writes the files the run asked for.
+    @Test func anInterruptedRunKeepsWhatResumeReads() throws {
+        let output = temporaryFolder() + "/latest"
+        let executor = Interrupting(Interruption(endAtOnce: noExit), at: 9)
+        let arguments = Self.arguments + ["--format", "csv", "--output", output]
+        #expect(bench(Recorder(), executor, arguments: arguments).main(arguments) == 130)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: output).sorted() == [
+                "results.csv", "results.json", "resume.json",
+            ])
+        let resuming = Interrupting(Interruption(), at: nil)
+        #expect(bench(Recorder(), resuming, arguments: []).main(["run", "--resume", output]) == 0)
+        #expect(resuming.timed.withLock { $0 }.count == 4)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["results.csv"])
+    }
+
     /// The samples of a round measured before the interruption are those the completed set pools.
     @Test func theRoundsKeptArePooledOnResume() throws {
         let output = temporaryFolder() + "/latest"

@@ -102,8 +102,10 @@ extension Bench {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             extra.append((Self.roundsFile, String(decoding: try! encoder.encode(outcome.unfinished), as: UTF8.self)))
         }
+        // An interrupted run keeps its results.json whatever --format says: --resume reads it.
+        let formats = set.metadata.interrupted == nil ? options.formats : options.formats.union([.json])
         let written = try write(
-            set, to: options.output, formats: options.formats, keepSamples: options.keepSamples, extra: extra)
+            set, to: options.output, formats: formats, keepSamples: options.keepSamples, extra: extra)
         console.out(SummaryTable.format(set))
         let failed = reportFailures(set)
         console.out(
