@@ -60,7 +60,72 @@ import Testing
         await Self.iteratorsApart(kind.type, sharesChanges: kind == .apple)
     }
 
+    /// Two consumers on the main actor, each calling its iterator's `next()` as an app writes it
+    /// (not `for await`), and a writer on the main actor that writes, suspends, and writes again:
+    /// the suspension ends a transaction, so each consumer gets both values, as `Observations`
+    /// gives them. Each wait is bounded: a consumer still waiting after 10 seconds is cancelled,
+    /// and the test fails on the values it got.
+    @Test(arguments: Kind.allCases) func aWriterThatSuspendsMakesOneValuePerTransaction(_ kind: Kind) async {
+        await Self.suspendingWriter(kind.type)
+    }
+
+    /// A consumer task on the main actor, cancelled one `Task.yield()` after it was made: its first
+    /// `next()` has run by then (the task started on the actor and evaluated without leaving it),
+    /// so it holds the first value, as with `Observations`.
+    @Test(arguments: Kind.allCases) func aConsumerCancelledJustAfterItStartsGetsTheFirstValue(_ kind: Kind) async {
+        await Self.cancelledAfterStart(kind.type)
+    }
+
     // MARK: The checks, generic over the stream
+
+    @MainActor static func suspendingWriter<S: StreamUnderTest>(_: S.Type) async {
+        let model = S.Model()
+        let (ready, signal) = AsyncStream<Void>.makeStream()
+        // A sequence each (`Observations`' iterators of one sequence share one "changed" flag).
+        let consumers = (0..<2).map { _ in
+            let values: S.Values = S.values { model.value }
+            return Task { @MainActor () -> [Int] in
+                var iterator = values.makeAsyncIterator()
+                var seen: [Int] = []
+                while seen.count < 3, let value = await S.next(&iterator, isolation: #isolation) {
+                    seen.append(value)
+                    if seen.count == 1 { signal.yield() }
+                }
+                return seen
+            }
+        }
+        // Both hold their first value and wait: each signalled, then went on to its next `next()`
+        // in the same job of this actor, before this function could resume.
+        var waiting = 0
+        for await _ in ready {
+            waiting += 1
+            if waiting == consumers.count { break }
+        }
+        model.value = 1
+        await Task.yield()
+        model.value = 2
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(10))
+            for consumer in consumers { consumer.cancel() }
+        }
+        for consumer in consumers {
+            #expect(await consumer.value == [0, 1, 2])
+        }
+        watchdog.cancel()
+    }
+
+    @MainActor static func cancelledAfterStart<S: StreamUnderTest>(_: S.Type) async {
+        let model = S.Model()
+        model.value = 5
+        let values: S.Values = S.values { model.value }
+        let consumer = Task { @MainActor () -> Int? in
+            var iterator = values.makeAsyncIterator()
+            return await S.next(&iterator, isolation: #isolation)
+        }
+        await Task.yield()
+        consumer.cancel()
+        #expect(await consumer.value == 5)
+    }
 
     static func firstValue<S: StreamUnderTest>(_: S.Type) async {
         let model = S.Model()
@@ -209,7 +274,7 @@ import Testing
     /// runs before this function resumes from its yield), then is cancelled.
     @StreamActor static func iteratorsApart<S: StreamUnderTest>(_: S.Type, sharesChanges: Bool) async {
         let model = S.Model()
-        let values = S.values { model.value }
+        let values: S.Values = S.values { model.value }
         var first = values.makeAsyncIterator()
         let (ready, signal) = AsyncStream<Void>.makeStream()
         let (go, start) = AsyncStream<Void>.makeStream()
@@ -259,6 +324,9 @@ protocol StreamUnderTest: SendableMetatype {
     static func values(@_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () -> Int) -> Values
     /// A sequence that ends when `emit` returns `nil`.
     static func values(until emit: @escaping @Sendable () -> Int?) -> Finishing
+    /// `iterator.next()` as an app writes it, on the caller's isolation: the concrete iterator's
+    /// own `next` (a generic call of the protocol's `next()` would run with no isolation).
+    static func next(_ iterator: inout Values.AsyncIterator, isolation: isolated (any Actor)?) async -> Int?
 }
 
 enum LockFreeStream: StreamUnderTest {
@@ -298,6 +366,12 @@ enum LockFreeStream: StreamUnderTest {
     static func values(until emit: @escaping @Sendable () -> Int?) -> TrackedValues<Int, Never> {
         TrackedValues.untilFinished { emit().map { .next($0) } ?? .finish }
     }
+
+    static func next(_ iterator: inout TrackedValues<Int, Never>.Iterator, isolation: isolated (any Actor)?) async
+        -> Int?
+    {
+        await iterator.next()
+    }
 }
 
 enum LockedStream: StreamUnderTest {
@@ -333,6 +407,12 @@ enum LockedStream: StreamUnderTest {
     static func values(until emit: @escaping @Sendable () -> Int?) -> LockedValues<Int, Never> {
         LockedValues.untilFinished { emit().map { .next($0) } ?? .finish }
     }
+
+    static func next(_ iterator: inout LockedValues<Int, Never>.Iterator, isolation: isolated (any Actor)?) async
+        -> Int?
+    {
+        await iterator.next()
+    }
 }
 
 enum AppleStream: StreamUnderTest {
@@ -367,5 +447,11 @@ enum AppleStream: StreamUnderTest {
 
     static func values(until emit: @escaping @Sendable () -> Int?) -> Observations<Int, Never> {
         Observations.untilFinished { emit().map { .next($0) } ?? .finish }
+    }
+
+    static func next(_ iterator: inout Observations<Int, Never>.Iterator, isolation: isolated (any Actor)?) async
+        -> Int?
+    {
+        await iterator.next()
     }
 }
