@@ -64,7 +64,10 @@ import Testing
     /// (not `for await`), and a writer on the main actor that writes, suspends, and writes again:
     /// the suspension ends a transaction, so each consumer gets both values, as `Observations`
     /// gives them. Each wait is bounded: a consumer still waiting after 10 seconds is cancelled,
-    /// and the test fails on the values it got.
+    /// and the test fails on the values it got. (Under `swift test` the main actor's jobs run on
+    /// the global executor's threads, so a consumer that resumed off its actor would still be in
+    /// time here: the adopter package's `adopter-streams` runs this on a process's main thread,
+    /// where it would not.)
     @Test(arguments: Kind.allCases) func aWriterThatSuspendsMakesOneValuePerTransaction(_ kind: Kind) async {
         await Self.suspendingWriter(kind.type)
     }
