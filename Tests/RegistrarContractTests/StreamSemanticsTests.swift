@@ -60,34 +60,63 @@ import Testing
         await Self.iteratorsApart(kind.type, sharesChanges: kind == .apple)
     }
 
-    /// Two consumers on the main actor, each calling its iterator's `next()` as an app writes it
-    /// (not `for await`), and a writer on the main actor that writes, suspends, and writes again:
-    /// the suspension ends a transaction, so each consumer gets both values, as `Observations`
-    /// gives them. Each wait is bounded: a consumer still waiting after 10 seconds is cancelled,
-    /// and the test fails on the values it got. (Under `swift test` the main actor's jobs run on
-    /// the global executor's threads, so a consumer that resumed off its actor would still be in
-    /// time here: the adopter package's `adopter-streams` runs this on a process's main thread,
-    /// where it would not.)
-    @Test(arguments: Kind.allCases) func aWriterThatSuspendsMakesOneValuePerTransaction(_ kind: Kind) async {
+    /// `iterator.next()` called on an actor, as an app writes it (not `for await`), keeps that
+    /// actor: with a value ready (the first, or a change made while the consumer was busy), it
+    /// returns without giving the actor up, so a job already enqueued on the actor has not run.
+    /// A `next()` without isolation would leave the actor at once (and evaluate only after the
+    /// actor's other jobs, a writer's next job among them). Deterministic: the actor runs on a
+    /// thread of its own (`PinnedActor`), and the job is enqueued on it before the call.
+    @Test(.serialized, arguments: Kind.allCases)
+    func nextOnAnActorKeepsTheActorWhenAValueIsReady(_ kind: Kind) async {
+        await Self.readyValuesKeepTheActor(kind.type)
+    }
+
+    /// Two consumers on an actor, each calling its iterator's `next()`, and a writer on the same
+    /// actor that writes, suspends (`Task.yield()`), and writes again: the suspension ends a
+    /// transaction, so each consumer gets both values, as `Observations` gives them. Each wait is
+    /// bounded: a consumer still waiting after 10 seconds is cancelled, and the test fails on the
+    /// values it got.
+    @Test(.serialized, arguments: Kind.allCases)
+    func aWriterThatSuspendsMakesOneValuePerTransaction(_ kind: Kind) async {
         await Self.suspendingWriter(kind.type)
     }
 
-    /// A consumer task on the main actor, cancelled one `Task.yield()` after it was made: its first
-    /// `next()` has run by then (the task started on the actor and evaluated without leaving it),
-    /// so it holds the first value, as with `Observations`.
-    @Test(arguments: Kind.allCases) func aConsumerCancelledJustAfterItStartsGetsTheFirstValue(_ kind: Kind) async {
+    /// A consumer task on an actor, cancelled one `Task.yield()` after it was made, has the first
+    /// value, as with `Observations`: its first `next()` evaluates without leaving the actor, so it
+    /// has run by then.
+    @Test(.serialized, arguments: Kind.allCases)
+    func aConsumerCancelledJustAfterItStartsGetsTheFirstValue(_ kind: Kind) async {
         await Self.cancelledAfterStart(kind.type)
     }
 
     // MARK: The checks, generic over the stream
 
-    @MainActor static func suspendingWriter<S: StreamUnderTest>(_: S.Type) async {
+    @PinnedActor static func readyValuesKeepTheActor<S: StreamUnderTest>(_: S.Type) async {
+        let model = S.Model()
+        let values: S.Values = S.values { model.value }
+        var iterator = values.makeAsyncIterator()
+        // The first value.
+        let enqueuedBefore = Atomic<Bool>(false)
+        PinnedActor.executor.run { enqueuedBefore.store(true, ordering: .relaxed) }
+        #expect(await S.next(&iterator, isolation: #isolation) == 0)
+        let ranFirst = enqueuedBefore.load(ordering: .relaxed)
+        #expect(!ranFirst, "the first next() gave the actor up")
+        // A change made while the consumer was busy.
+        model.value = 1
+        let enqueuedBeforeTheChange = Atomic<Bool>(false)
+        PinnedActor.executor.run { enqueuedBeforeTheChange.store(true, ordering: .relaxed) }
+        #expect(await S.next(&iterator, isolation: #isolation) == 1)
+        let ranBeforeTheChange = enqueuedBeforeTheChange.load(ordering: .relaxed)
+        #expect(!ranBeforeTheChange, "next() with a change pending gave the actor up")
+    }
+
+    @PinnedActor static func suspendingWriter<S: StreamUnderTest>(_: S.Type) async {
         let model = S.Model()
         let (ready, signal) = AsyncStream<Void>.makeStream()
         // A sequence each (`Observations`' iterators of one sequence share one "changed" flag).
         let consumers = (0..<2).map { _ in
             let values: S.Values = S.values { model.value }
-            return Task { @MainActor () -> [Int] in
+            return Task { @PinnedActor () -> [Int] in
                 var iterator = values.makeAsyncIterator()
                 var seen: [Int] = []
                 while seen.count < 3, let value = await S.next(&iterator, isolation: #isolation) {
@@ -117,11 +146,11 @@ import Testing
         watchdog.cancel()
     }
 
-    @MainActor static func cancelledAfterStart<S: StreamUnderTest>(_: S.Type) async {
+    @PinnedActor static func cancelledAfterStart<S: StreamUnderTest>(_: S.Type) async {
         let model = S.Model()
         model.value = 5
         let values: S.Values = S.values { model.value }
-        let consumer = Task { @MainActor () -> Int? in
+        let consumer = Task { @PinnedActor () -> Int? in
             var iterator = values.makeAsyncIterator()
             return await S.next(&iterator, isolation: #isolation)
         }
@@ -301,6 +330,67 @@ import Testing
 
 @globalActor actor StreamActor {
     static let shared = StreamActor()
+}
+
+/// An actor whose jobs run in order on a thread of its own, as the main actor's run on an app's
+/// main thread (under `swift test`, the main actor's run on the global executor's threads): a
+/// busy global executor does not hold it back.
+@globalActor actor PinnedActor {
+    static let shared = PinnedActor()
+    static let executor = ThreadExecutor()
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { Self.executor.asUnownedSerialExecutor() }
+
+    /// Suspends the calling job until the jobs already enqueued on this actor have run, as
+    /// `Task.yield()` does, but without its trip through the global executor here (it waits for a
+    /// thread of the global executor before it comes back).
+    static func yield(isolation: isolated PinnedActor = shared) async {
+        await withUnsafeContinuation(isolation: isolation) { continuation in
+            executor.run { continuation.resume() }
+        }
+    }
+}
+
+/// A serial executor: one thread running its jobs (and plain closures, `run`) first in, first out.
+final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
+    // `@unchecked Sendable`: `jobs` is guarded by `condition`.
+    private let condition = NSCondition()
+    private var jobs: [Work] = []
+
+    enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
+    init() {
+        // The executor lives as long as the process (`PinnedActor.executor`).
+        Thread { [self] in drain() }.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) { push(.job(UnownedJob(job))) }
+
+    /// Runs `closure` on the thread, after the jobs already enqueued.
+    func run(_ closure: @escaping @Sendable () -> Void) { push(.closure(closure)) }
+
+    private func push(_ work: Work) {
+        condition.lock()
+        jobs.append(work)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func drain() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let work = jobs.removeFirst()
+            condition.unlock()
+            switch work {
+            case .job(let job): job.runSynchronously(on: asUnownedSerialExecutor())
+            case .closure(let closure): closure()
+            }
+        }
+    }
 }
 
 // MARK: The streams under test
