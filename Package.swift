@@ -62,9 +62,11 @@ let macroTestTarget: Target = {
                 "LockFreeObservationMacros",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftIDEUtils", package: "swift-syntax"),
             ])
     }
-    let settings = hostModuleSettings(syntaxLibraries)
+    // SwiftIDEUtils applies the diagnostics' fix-its.
+    let settings = hostModuleSettings(syntaxLibraries + ["SwiftIDEUtils"])
     return .testTarget(
         name: "LockFreeObservationMacrosTests", dependencies: ["LockFreeObservationMacros"],
         swiftSettings: settings.swift, linkerSettings: settings.linker)

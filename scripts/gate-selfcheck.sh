@@ -7,11 +7,14 @@
 #   3. one extra allocation per evaluated scope must fail it (exit 2);
 #   4. a changed invalidation count must fail it (exit 2, or 1 where the count also differs from the
 #      benchmark's own declared counts, which fails that benchmark outright).
-# The injections are compile-time flags (BENCH_SELFCHECK_*, see
-# Benchmarks/Workloads/Contenders/FaultInjections.swift: the slowed read is in `trackAccess`, which
-# the lockfree models' @TrackedModel accessors call; the others in the contender), built in their own scratch
-# folder; the code you ship is never changed. Such a build warns loudly and records its faults in
-# the results' metadata, and check refuses its results as a baseline. The slowed build is checked
+# The injections never touch the library's sources. The slowed read is a patch applied to a
+# scratch copy of the checkout (.build-selfcheck-src: `trackAccess`, which the lockfree models'
+# @TrackedModel accessors call, records each read twice), built there; the other two are
+# compile-time flags of the benchmark's own contender code (BENCH_SELFCHECK_*, see
+# Benchmarks/Workloads/Contenders/FaultInjections.swift), built in their own scratch folder. Each
+# such build is named by its flag (BENCH_SELFCHECK_SLOW_TRACKED_READ for the patched copy): it
+# warns loudly, records its faults in the results' metadata, and check refuses its results as a
+# baseline. The slowed build is checked
 # SLOW_RUNS times (default 1). About 5 minutes a gate run on 2 cores: the defaults (N=2) take about
 # half an hour. Usage: [SLOW_RUNS=K] scripts/gate-selfcheck.sh [N] [FILTER]
 set -uo pipefail
@@ -44,10 +47,31 @@ slow_runs=${SLOW_RUNS:-1}
 flags=()
 for _ in $(seq 1 "$slow_runs"); do flags+=(BENCH_SELFCHECK_SLOW_TRACKED_READ); done
 flags+=(BENCH_SELFCHECK_EXTRA_ALLOCATION BENCH_SELFCHECK_EXTRA_NOTIFICATION)
+# The scratch copy with the slowed read: the checkout's files (tracked, and untracked ones git
+# does not ignore), `trackAccess` patched to record each read twice.
+copy=.build-selfcheck-src
+access=Sources/LockFreeObservation/Design/Object+Access.swift
+mkdir -p "$copy"
+find "$copy" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf {} +
+git ls-files -z --cached --others --exclude-standard \
+    | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$copy" \
+    || { echo "cannot copy the checkout to $copy"; exit 1; }
+perl -0 -i -pe 's/(public final func trackAccess\(_ property: Int\) \{\n)/$1        _recordRead(property)\n/' "$copy/$access"
+if [ "$(grep -c '_recordRead(property)' "$copy/$access")" != "$(($(grep -c '_recordRead(property)' "$access") + 1))" ]; then
+    echo "the slowed-read patch no longer applies to $access"
+    exit 1
+fi
+
 for flag in "${flags[@]}"; do
-    swift build -c release --product bench --scratch-path .build-selfcheck -Xswiftc "-D$flag" >/dev/null \
-        || { echo "$flag: build failed"; exit 1; }
-    injected="$(swift build -c release --scratch-path .build-selfcheck --show-bin-path)/bench"
+    if [ "$flag" = BENCH_SELFCHECK_SLOW_TRACKED_READ ]; then
+        (cd "$copy" && swift build -c release --product bench -Xswiftc "-D$flag" >/dev/null) \
+            || { echo "$flag: build failed"; exit 1; }
+        injected="$(cd "$copy" && swift build -c release --show-bin-path)/bench"
+    else
+        swift build -c release --product bench --scratch-path .build-selfcheck -Xswiftc "-D$flag" >/dev/null \
+            || { echo "$flag: build failed"; exit 1; }
+        injected="$(swift build -c release --scratch-path .build-selfcheck --show-bin-path)/bench"
+    fi
     "$injected" check --baseline "$baseline" --quick "${selection[@]}" --output "$work/check" >"$work/out" 2>&1
     rc=$?
     echo "$flag: exit $rc ($(grep -c -E '^\| regression' "$work/out") regressions, $(grep -c '^FAILED' "$work/out") failed benchmarks)"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test on a fresh Debian machine: installs what the tests need when missing (jemalloc,
 # valgrind's header), then
-#   1. `swift format lint` (the style of .swift-format); `swift test`: all tests, jemalloc linked;
+#   1. `swift format lint` (the style of .swift-format); the build of every target and test,
+#      failing on any warning about the project's code (scripts/no-warnings.sh: a fresh build
+#      compiles everything; an incremental one shows only what it recompiles);
+#      `swift test`: all tests, jemalloc linked;
 #      then, in a process of their own, the tests that
 #      need no observed write in flight anywhere in the process (TRACKING_TESTS_ALONE=1); then
 #      LockFreeObservation's documentation
@@ -16,7 +19,11 @@
 #   4. the same under AddressSanitizer (default traits off, for jemalloc), without its
 #      leak check: an object's slot-block address is kept shifted in a word with the observed
 #      mask (`SlotsWord`), where the leak check cannot see it, so it reports the blocks of objects
-#      still alive at exit (kept so by an armed scope's callback) as leaked.
+#      still alive at exit (kept so by an armed scope's callback) as leaked;
+#   5. the release build, failing on a warning as in 1 (scripts/gate.sh then finds it built);
+#   6. the adopter package (Tests/Adopter): a package of its own that depends on this one by path
+#      and declares an app's models in a module of its own, built failing on a warning, its
+#      tests, and `adopter-streams` (streams consumed on a process's main thread) for 20 rounds.
 # Separate build folders, so that no build undoes another. `scripts/test.sh --fast` runs the tests
 # and the documentation of step 1 only.
 # Where nothing can be installed (no root, no sudo), the tests run without jemalloc, and the
@@ -32,6 +39,7 @@ fi
 
 # The code style (.swift-format), checked before anything builds.
 swift format lint --strict --recursive --parallel Sources Benchmarks Tests Package.swift
+swift build --build-tests "${traits[@]}" 2>&1 | scripts/no-warnings.sh
 swift test "${traits[@]}"
 # The tests that need no observed write in flight anywhere in the process (they look at the
 # process-wide count that every other test writes) run in a process of their own, one at a time.
@@ -49,3 +57,10 @@ swift test --scratch-path .build-tsan --sanitize=thread --disable-default-traits
 TRACKING_TESTS_ALONE=1 swift test --skip-build --scratch-path .build-tsan --sanitize=thread --disable-default-traits --filter "$alone"
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \
     --filter 'LockFreeObservationTests|LockedObservationTests|RegistrarContractTests'
+swift build -c release "${traits[@]}" 2>&1 | scripts/no-warnings.sh
+(
+    cd Tests/Adopter
+    swift build --build-tests 2>&1 | ../../scripts/no-warnings.sh
+    swift test --skip-build
+    "$(swift build --show-bin-path)/adopter-streams" 20
+)

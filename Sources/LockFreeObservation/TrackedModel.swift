@@ -36,8 +36,10 @@ public macro TrackedModel() = #externalMacro(module: "LockFreeObservationMacros"
 /// Marks a stored `var` of a ``TrackedModel()`` class as not tracked, as Observation's
 /// `@ObservationIgnored` does: reading it records nothing, writing it tells no one.
 ///
-/// The property keeps the plain stored property's accessors and cost.
-@attached(accessor, names: named(willSet))
+/// The property keeps the plain stored property's accessors and cost. It may mark a declaration
+/// of several properties (`@Untracked var width = 0, height = 0`), which `@TrackedModel` cannot
+/// track.
+@attached(peer)
 public macro Untracked() = #externalMacro(module: "LockFreeObservationMacros", type: "UntrackedMacro")
 
 /// The storage and accessors of one tracked property; ``TrackedModel()`` applies it with the

@@ -43,9 +43,14 @@ final class _ChangeHandoff: Sendable {
 
     /// Returns once a change has been told since the last evaluation armed the observation, or the
     /// task is cancelled (the caller checks `Task.isCancelled`).
+    ///
+    /// Resumes on `isolation`: the continuation is made with it, so a change told by a writer on
+    /// that actor resumes the consumer there, ahead of the writer's next job. (The operation
+    /// closure would otherwise be nonisolated, as it captures no isolated parameter, and the
+    /// consumer would resume on the global executor and hop back behind the writer.)
     func waitForChange(isolation: isolated (any Actor)? = #isolation) async {
         await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            await withUnsafeContinuation(isolation: isolation) { (continuation: UnsafeContinuation<Void, Never>) in
                 let waiter = unsafeBitCast(continuation, to: UInt.self)
                 var current = word.load(ordering: .relaxed)
                 while true {

@@ -149,6 +149,13 @@ public struct _ObservedValues<Element: Sendable, Failure: Error, Tracking: _OneS
         /// The next value: the first at once; then, after a change of what the last value read,
         /// the value computed after the transaction. `nil` when the sequence has ended or the task
         /// is cancelled.
+        ///
+        /// `iterator.next()` called from an actor keeps that actor (`isolation` defaults to the
+        /// caller's), as `Observations`' does: the wait resumes on it, so when the writer shares
+        /// that actor, the evaluation after a change runs before the writer's next job, and a
+        /// writer that suspends between two writes makes two values. There is deliberately no
+        /// `next()` without the parameter: it would be chosen for `iterator.next()` and would
+        /// leave the caller's actor at every call.
         public mutating func next(isolation: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
             guard let observation else { return nil }
             if started {
@@ -172,10 +179,6 @@ public struct _ObservedValues<Element: Sendable, Failure: Error, Tracking: _OneS
                 _ = finish()
                 throw error
             }
-        }
-
-        public mutating func next() async throws(Failure) -> Element? {
-            try await next(isolation: nil)
         }
 
         /// Evaluates `emit` on its isolation under one-shot tracking whose callback tells the hand-off.

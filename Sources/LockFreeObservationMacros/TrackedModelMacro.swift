@@ -67,8 +67,53 @@ struct Model {
         }
         self.superclass = superclass
         let modifiers = Set(model.modifiers.map(\.name.text))
-        access = modifiers.contains("open") ? "open" : modifiers.contains("public") ? "public" : ""
+        access = ["open", "public", "package"].first { modifiers.contains($0) } ?? ""
         tracked = model.memberBlock.members.compactMap { $0.decl.as(VariableDeclSyntax.self)?.trackedName }
+        if node != nil {
+            for member in model.memberBlock.members {
+                guard let property = member.decl.as(VariableDeclSyntax.self), property.isUntrackableStoredVar
+                else { continue }
+                context.diagnose(Self.untrackable(property))
+            }
+        }
+    }
+
+    /// The error for a stored `var` the macro cannot track (several bindings, or a tuple pattern),
+    /// with a fix-it that declares each property in a `var` of its own where that is a split of
+    /// the bindings as written.
+    static func untrackable(_ property: VariableDeclSyntax) -> Diagnostic {
+        let names = property.bindings.flatMap { $0.pattern.boundNames }
+        guard property.bindings.allSatisfy({ $0.pattern.is(IdentifierPatternSyntax.self) }) else {
+            return Diagnostic(node: Syntax(property), message: ModelDiagnostic.tuplePattern(names))
+        }
+        // `var a, b: Int` declares both `Int`: a binding with neither a type nor a value takes the
+        // type of the next binding that has one.
+        var split: [VariableDeclSyntax] = []
+        var type: TypeAnnotationSyntax?
+        for binding in property.bindings.reversed() {
+            var alone = binding.with(\.trailingComma, nil).with(\.trailingTrivia, [])
+            if let annotation = binding.typeAnnotation {
+                type = annotation
+            } else if binding.initializer == nil, let type {
+                alone.typeAnnotation = type
+            }
+            split.insert(property.with(\.bindings, [alone.with(\.leadingTrivia, [])]), at: 0)
+        }
+        // The first keeps the declaration's own leading trivia; the others start a line at its
+        // indentation.
+        let indentation = Trivia(pieces: property.leadingTrivia.pieces.reversed().prefix { !$0.isNewline }.reversed())
+        let replacement = MemberBlockItemListSyntax(
+            split.enumerated().map { index, declaration in
+                MemberBlockItemSyntax(
+                    decl: index == 0 ? declaration : declaration.with(\.leadingTrivia, .newline + indentation))
+            })
+        return Diagnostic(
+            node: Syntax(property), message: ModelDiagnostic.severalBindings(names),
+            fixIts: [
+                FixIt(
+                    message: ModelFixIt.declareEachAlone,
+                    changes: [.replace(oldNode: Syntax(property), newNode: Syntax(replacement))])
+            ])
     }
 
     static func kind(of declaration: some DeclGroupSyntax) -> String {
@@ -84,6 +129,8 @@ struct Model {
 enum ModelDiagnostic: DiagnosticMessage {
     case notAClass(String)
     case noSuperclass
+    case severalBindings([String])
+    case tuplePattern([String])
 
     var message: String {
         switch self {
@@ -91,34 +138,74 @@ enum ModelDiagnostic: DiagnosticMessage {
             "@TrackedModel applies to a class (a subclass of TrackedObject), not to \(kind)"
         case .noSuperclass:
             "a @TrackedModel class must inherit from TrackedObject or from another @TrackedModel class"
+        case .severalBindings(let names):
+            "@TrackedModel cannot track properties declared together (\(names.joined(separator: ", "))): "
+                + "declare each in a 'var' of its own, or mark the declaration @Untracked"
+        case .tuplePattern(let names):
+            "@TrackedModel cannot track properties declared by a tuple pattern (\(names.joined(separator: ", "))): "
+                + "declare each in a 'var' of its own, or mark the declaration @Untracked"
         }
     }
     var diagnosticID: MessageID {
         switch self {
         case .notAClass: MessageID(domain: "LockFreeObservation", id: "notAClass")
         case .noSuperclass: MessageID(domain: "LockFreeObservation", id: "noSuperclass")
+        case .severalBindings: MessageID(domain: "LockFreeObservation", id: "severalBindings")
+        case .tuplePattern: MessageID(domain: "LockFreeObservation", id: "tuplePattern")
         }
     }
     var severity: DiagnosticSeverity { .error }
 }
 
+enum ModelFixIt: FixItMessage {
+    case declareEachAlone
+
+    var message: String { "declare each property in a 'var' of its own" }
+    var fixItID: MessageID { MessageID(domain: "LockFreeObservation", id: "declareEachAlone") }
+}
+
 extension VariableDeclSyntax {
     /// The name of a stored instance `var` that `@TrackedModel` tracks, or `nil`: `let`, static,
-    /// lazy, computed, `@Untracked` and multi-binding declarations are left alone.
+    /// lazy, computed and `@Untracked` declarations are left alone, and those it cannot track
+    /// (`isUntrackableStoredVar`) are refused with an error.
     var trackedName: String? {
-        guard bindingSpecifier.tokenKind == .keyword(.var), bindings.count == 1, let binding = bindings.first,
-            let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
-        else { return nil }
+        guard isInstanceStoredVar, bindings.count == 1, let binding = bindings.first else { return nil }
+        return binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+    }
+
+    /// A stored instance `var` that is neither `@Untracked` nor one property alone: several
+    /// bindings (`var width = 0, height = 0`) or a tuple pattern (`var (x, y) = (0, 0)`). The
+    /// accessors `@TrackedModel` generates belong to one property, so it cannot track these, and
+    /// leaving a tracked-looking property untracked would be a silent missed update: an error.
+    var isUntrackableStoredVar: Bool {
+        guard isInstanceStoredVar, let binding = bindings.first else { return false }
+        return bindings.count > 1 || !binding.pattern.is(IdentifierPatternSyntax.self)
+    }
+
+    /// A `var` with storage of its own in each instance, not opted out: not `static`, `class` or
+    /// `lazy`, not `@Untracked`, not computed (observers keep it stored).
+    private var isInstanceStoredVar: Bool {
+        guard bindingSpecifier.tokenKind == .keyword(.var) else { return false }
         let modifiers = Set(self.modifiers.map(\.name.text))
-        guard modifiers.isDisjoint(with: ["static", "class", "lazy"]) else { return nil }
+        guard modifiers.isDisjoint(with: ["static", "class", "lazy"]) else { return false }
         for attribute in attributes {
             let attributeName = attribute.as(AttributeSyntax.self)?.attributeName.trimmedDescription
-            if attributeName == "Untracked" || attributeName == "_TrackedProperty" { return nil }
+            if attributeName == "Untracked" || attributeName == "_TrackedProperty" { return false }
         }
-        // Computed: a getter (or a body with no accessor keyword). Observers keep it stored.
-        guard let block = binding.accessorBlock else { return name }
-        guard case .accessors(let accessors) = block.accessors else { return nil }
-        let observersOnly = accessors.allSatisfy { ["willSet", "didSet"].contains($0.accessorSpecifier.text) }
-        return observersOnly ? name : nil
+        return bindings.allSatisfy { binding in
+            // Computed: a getter (or a body with no accessor keyword).
+            guard let block = binding.accessorBlock else { return true }
+            guard case .accessors(let accessors) = block.accessors else { return false }
+            return accessors.allSatisfy { ["willSet", "didSet"].contains($0.accessorSpecifier.text) }
+        }
+    }
+}
+
+extension PatternSyntax {
+    /// The names a pattern binds, in order: `x` of `x`, `x` and `y` of `(x, y)`.
+    var boundNames: [String] {
+        if let identifier = self.as(IdentifierPatternSyntax.self) { return [identifier.identifier.text] }
+        if let tuple = self.as(TuplePatternSyntax.self) { return tuple.elements.flatMap { $0.pattern.boundNames } }
+        return [trimmedDescription]
     }
 }

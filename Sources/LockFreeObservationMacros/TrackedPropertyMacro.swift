@@ -13,8 +13,11 @@ import SwiftSyntaxMacros
 ///   storage, run around the store: after the observers are told, as Observation's do.
 /// - `_modify`: an in-place mutation, always announced, as Observation's.
 ///
-/// Public properties get `@inlinable` accessors over `@usableFromInline` storage, so that a model
-/// used from another module is read and written with no call.
+/// Accessors another module can call (`public`, `open` or `package`) are `@inlinable`, over
+/// `@usableFromInline` storage, so that a model used from another module is read and written with
+/// no call. Each accessor follows its own access level: in `public private(set) var visits`, the
+/// getter is `@inlinable` and the setter, which only this file can call, is not (an `@inlinable`
+/// private declaration does not compile).
 public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
@@ -23,7 +26,9 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         guard let property = declaration.as(VariableDeclSyntax.self), let name = property.storedName,
             let index = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression.trimmedDescription
         else { return [] }
-        let inlinable = property.isPublic ? "@inlinable " : ""
+        let access = property.declaredAccess
+        let inlinableGetter = access.getterIsExported ? "@inlinable " : ""
+        let inlinableSetter = access.setterIsExported ? "@inlinable " : ""
         return [
             """
             @storageRestrictions(initializes: _\(raw: name))
@@ -32,13 +37,13 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
             }
             """,
             """
-            \(raw: inlinable)get {
+            \(raw: inlinableGetter)get {
                 trackAccess(\(raw: index))
                 return _\(raw: name)
             }
             """,
             """
-            \(raw: inlinable)\(raw: property.isString ? "@inline(__always) " : "")set {
+            \(raw: inlinableSetter)\(raw: property.isString ? "@inline(__always) " : "")set {
                 guard _trackedShouldNotify(_\(raw: name), newValue) else {
                     _\(raw: name) = newValue
                     return
@@ -49,7 +54,7 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
             }
             """,
             """
-            \(raw: inlinable)_modify {
+            \(raw: inlinableSetter)_modify {
                 trackAccess(\(raw: index))
                 let mutation = willMutate(\(raw: index))
                 defer { didMutate(mutation) }
@@ -71,7 +76,8 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         storage.bindings = [binding]
         // Untracked (no `@TrackedModel` attribute for it), and no wider than the accessors need.
         storage.attributes = [.attribute("@Untracked")]
-        if property.isPublic { storage.attributes.append(.attribute("@usableFromInline")) }
+        let exported = property.declaredAccess.isExported
+        if exported { storage.attributes.append(.attribute("@usableFromInline")) }
         storage.modifiers = storage.modifiers.filter {
             !["public", "open", "private", "fileprivate", "internal", "package", "override", "final"].contains(
                 $0.name.text)
@@ -79,7 +85,7 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         storage.modifiers = DeclModifierListSyntax(
             storage.modifiers.map { $0.with(\.leadingTrivia, []).with(\.trailingTrivia, .space) })
         storage.modifiers.insert(
-            DeclModifierSyntax(name: .keyword(property.isPublic ? .internal : .private, trailingTrivia: .space)),
+            DeclModifierSyntax(name: .keyword(exported ? .internal : .private, trailingTrivia: .space)),
             at: storage.modifiers.startIndex)
         storage.bindingSpecifier = storage.bindingSpecifier.with(\.leadingTrivia, [])
         return [DeclSyntax(storage.with(\.leadingTrivia, []))]
@@ -93,7 +99,18 @@ extension VariableDeclSyntax {
         return bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
     }
 
-    var isPublic: Bool { modifiers.contains { ["public", "open"].contains($0.name.text) } }
+    /// The access levels the declaration states for its getter and its setter.
+    var declaredAccess: DeclaredAccess {
+        var access = DeclaredAccess()
+        for modifier in modifiers where DeclaredAccess.levels.contains(modifier.name.text) {
+            if modifier.detail?.detail.text == "set" {
+                access.setter = modifier.name.text
+            } else {
+                access.getter = modifier.name.text
+            }
+        }
+        return access
+    }
 
     /// Whether the property is declared a `String`, or initialised with a string literal. Its
     /// setter is always inlined: left out of line (the optimiser leaves it so, for the string
@@ -120,4 +137,23 @@ extension AttributeListSyntax.Element {
     static func attribute(_ text: String) -> Self {
         .attribute(AttributeSyntax(stringLiteral: text).with(\.trailingTrivia, .space))
     }
+}
+
+/// A stored property's access levels as written: `public private(set) var` is a `public` getter
+/// and a `private` setter; no modifier is `nil` (internal), and no `(set)` modifier gives the
+/// setter the getter's level.
+struct DeclaredAccess {
+    static let levels: Set<String> = ["open", "public", "package", "internal", "fileprivate", "private"]
+
+    var getter: String?
+    var setter: String?
+
+    /// Whether another module may call the getter: it is then `@inlinable`.
+    var getterIsExported: Bool { Self.isExported(getter) }
+    /// Whether another module may call the setter (and `_modify`): they are then `@inlinable`.
+    var setterIsExported: Bool { Self.isExported(setter ?? getter) }
+    /// Whether any accessor is `@inlinable`, so that the storage must be `@usableFromInline`.
+    var isExported: Bool { getterIsExported || setterIsExported }
+
+    static func isExported(_ level: String?) -> Bool { ["open", "public", "package"].contains(level ?? "") }
 }

@@ -176,4 +176,87 @@ import Testing
             diagnostics == ["a @TrackedModel class must inherit from TrackedObject or from another @TrackedModel class"]
         )
     }
+
+    /// Each accessor is `@inlinable` where its own access level lets another module call it, and
+    /// not elsewhere: an `@inlinable` private setter does not compile. The storage is
+    /// `@usableFromInline` when any accessor is `@inlinable`, and private otherwise.
+    @Test(arguments: [
+        // (declaration, getter inlinable, setter and _modify inlinable)
+        ("public private(set) var visits = 0", true, false),
+        ("public fileprivate(set) var visits = 0", true, false),
+        ("public internal(set) var visits = 0", true, false),
+        ("public package(set) var visits = 0", true, true),
+        ("package private(set) var visits = 0", true, false),
+        ("package var visits = 0", true, true),
+        ("open var visits = 0", true, true),
+        ("open internal(set) var visits = 0", true, false),
+        ("public var visits = 0", true, true),
+        ("internal var visits = 0", false, false),
+        ("var visits = 0", false, false),
+        ("private(set) var visits = 0", false, false),
+        ("fileprivate var visits = 0", false, false),
+        ("private var visits = 0", false, false),
+    ])
+    func eachAccessorIsInlinableWhereItsAccessAllows(_ declaration: String, _ getter: Bool, _ setter: Bool) {
+        let (source, diagnostics) = expand("@TrackedModel open class Counter: TrackedObject { \(declaration) }")
+        #expect(diagnostics.isEmpty)
+        #expect(source.contains("@inlinable get {") == getter)
+        #expect(source.contains("@inlinable set {") == setter)
+        #expect(source.contains("@inlinable _modify {") == setter)
+        #expect(source.contains("@usableFromInline internal var _visits = 0") == (getter || setter))
+        #expect(source.contains("private var _visits = 0") == !(getter || setter))
+    }
+
+    /// A package class's end is `package`, as the class is: an override may not be less visible.
+    @Test func aPackageClassDeclaresItsEndPackage() {
+        let (source, _) = expand("@TrackedModel package final class Counter: TrackedObject { package var n = 0 }")
+        #expect(source.contains("@inlinable package override class var _trackedPropertyEnd: Int"))
+    }
+
+    /// Properties declared together cannot each get accessors: an error, whose fix-it declares
+    /// each alone (a binding with neither a type nor a value takes the next one's type, as Swift
+    /// reads `var a, b: Int`), with the declaration's attributes and modifiers on each.
+    /// (`@Untracked var a = 0, b = 0` compiles, as the adopter package shows; SwiftSyntax's
+    /// expander, unlike the compiler, refuses a peer macro there, so it is not among these.)
+    @Test func propertiesDeclaredTogetherAreAnErrorWithAFixIt() {
+        let source = """
+            @TrackedModel final class Frame: TrackedObject {
+                var width = 0, height = 0
+                public private(set) var x, y: Double
+                static var c = 0, d = 0
+                let e = 0, f = 0
+            }
+            """
+        let (_, diagnostics) = expand(source)
+        #expect(
+            diagnostics == [
+                "@TrackedModel cannot track properties declared together (width, height): declare each in a 'var' of its own, or mark the declaration @Untracked",
+                "@TrackedModel cannot track properties declared together (x, y): declare each in a 'var' of its own, or mark the declaration @Untracked",
+            ])
+        #expect(
+            applyingFixIts(source) == """
+                @TrackedModel final class Frame: TrackedObject {
+                    var width = 0
+                    var height = 0
+                    public private(set) var x: Double
+                    public private(set) var y: Double
+                    static var c = 0, d = 0
+                    let e = 0, f = 0
+                }
+                """)
+    }
+
+    @Test func aTuplePatternIsAnError() {
+        let (_, diagnostics) = expand(
+            """
+            @TrackedModel final class Point: TrackedObject {
+                var (x, y) = (0, 0)
+                let (u, v) = (0, 0)
+            }
+            """)
+        #expect(
+            diagnostics == [
+                "@TrackedModel cannot track properties declared by a tuple pattern (x, y): declare each in a 'var' of its own, or mark the declaration @Untracked"
+            ])
+    }
 }

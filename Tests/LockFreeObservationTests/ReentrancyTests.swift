@@ -111,7 +111,7 @@ enum DyingReadRoute {
             child.run { _ = dying!.x }
             dying = nil
             let parent = ReusableScope {}
-            parent.run { child.cancel() }
+            parent.run { _ = child.cancel() }
             parent.cancel()
         case .releasedInANestedOneShotScope:
             var dying: Dying? = Dying(onDeinit: reader)

@@ -440,13 +440,14 @@ extension RegistrarTests {
 
         @Test func aThrowingBodyKeepsWhatItRead() {
             struct Stop: Error {}
+            func stop() throws { throw Stop() }
             let (a, b) = (Row(), Row())
             let observer = CountingObserver()
             let scope = ReusableScope(notifying: observer)
             #expect(throws: Stop.self) {
                 try scope.run {
                     _ = a.read(1)
-                    throw Stop()
+                    try stop()
                     _ = b.read(1)
                 }
             }

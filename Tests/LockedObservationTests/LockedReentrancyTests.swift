@@ -160,7 +160,7 @@ func expectNoRun(_ note: Comment = "", sourceLocation: SourceLocation = #_source
             child.run { _ = dying!.count }
             dying = nil
             let parent = LockedScope {}
-            parent.run { child.cancel() }
+            parent.run { _ = child.cancel() }
             #expect(deinitsInARun.value == 0)
             parent.cancel()
         case .releasedInANestedOneShotScope:

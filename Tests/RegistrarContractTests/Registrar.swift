@@ -40,7 +40,7 @@ protocol ScopeUnderTest: SendableMetatype {
 }
 
 /// A registrar under test: its model and scope, and its answers about its own state.
-protocol RegistrarUnderTest {
+protocol RegistrarUnderTest: SendableMetatype {
     associatedtype Model: ModelUnderTest
     associatedtype Scope: ScopeUnderTest
     static func scope(notifying observer: some ChangeObserver) -> Scope

@@ -60,7 +60,104 @@ import Testing
         await Self.iteratorsApart(kind.type, sharesChanges: kind == .apple)
     }
 
+    /// `iterator.next()` called on an actor, as an app writes it (not `for await`), keeps that
+    /// actor: with a value ready (the first, or a change made while the consumer was busy), it
+    /// returns without giving the actor up, so a job already enqueued on the actor has not run.
+    /// A `next()` without isolation would leave the actor at once (and evaluate only after the
+    /// actor's other jobs, a writer's next job among them). Deterministic: the actor runs on a
+    /// thread of its own (`PinnedActor`), and the job is enqueued on it before the call.
+    @Test(.serialized, arguments: Kind.allCases)
+    func nextOnAnActorKeepsTheActorWhenAValueIsReady(_ kind: Kind) async {
+        await Self.readyValuesKeepTheActor(kind.type)
+    }
+
+    /// Two consumers on an actor, each calling its iterator's `next()`, and a writer on the same
+    /// actor that writes, suspends (`Task.yield()`), and writes again: the suspension ends a
+    /// transaction, so each consumer gets both values, as `Observations` gives them. Each wait is
+    /// bounded: a consumer still waiting after 10 seconds is cancelled, and the test fails on the
+    /// values it got.
+    @Test(.serialized, arguments: Kind.allCases)
+    func aWriterThatSuspendsMakesOneValuePerTransaction(_ kind: Kind) async {
+        await Self.suspendingWriter(kind.type)
+    }
+
+    /// A consumer task on an actor, cancelled one `Task.yield()` after it was made, has the first
+    /// value, as with `Observations`: its first `next()` evaluates without leaving the actor, so it
+    /// has run by then.
+    @Test(.serialized, arguments: Kind.allCases)
+    func aConsumerCancelledJustAfterItStartsGetsTheFirstValue(_ kind: Kind) async {
+        await Self.cancelledAfterStart(kind.type)
+    }
+
     // MARK: The checks, generic over the stream
+
+    @PinnedActor static func readyValuesKeepTheActor<S: StreamUnderTest>(_: S.Type) async {
+        let model = S.Model()
+        let values: S.Values = S.values { model.value }
+        var iterator = values.makeAsyncIterator()
+        // The first value.
+        let enqueuedBefore = Atomic<Bool>(false)
+        PinnedActor.executor.run { enqueuedBefore.store(true, ordering: .relaxed) }
+        #expect(await S.next(&iterator, isolation: #isolation) == 0)
+        let ranFirst = enqueuedBefore.load(ordering: .relaxed)
+        #expect(!ranFirst, "the first next() gave the actor up")
+        // A change made while the consumer was busy.
+        model.value = 1
+        let enqueuedBeforeTheChange = Atomic<Bool>(false)
+        PinnedActor.executor.run { enqueuedBeforeTheChange.store(true, ordering: .relaxed) }
+        #expect(await S.next(&iterator, isolation: #isolation) == 1)
+        let ranBeforeTheChange = enqueuedBeforeTheChange.load(ordering: .relaxed)
+        #expect(!ranBeforeTheChange, "next() with a change pending gave the actor up")
+    }
+
+    @PinnedActor static func suspendingWriter<S: StreamUnderTest>(_: S.Type) async {
+        let model = S.Model()
+        let (ready, signal) = AsyncStream<Void>.makeStream()
+        // A sequence each (`Observations`' iterators of one sequence share one "changed" flag).
+        let consumers = (0..<2).map { _ in
+            let values: S.Values = S.values { model.value }
+            return Task { @PinnedActor () -> [Int] in
+                var iterator = values.makeAsyncIterator()
+                var seen: [Int] = []
+                while seen.count < 3, let value = await S.next(&iterator, isolation: #isolation) {
+                    seen.append(value)
+                    if seen.count == 1 { signal.yield() }
+                }
+                return seen
+            }
+        }
+        // Both hold their first value and wait: each signalled, then went on to its next `next()`
+        // in the same job of this actor, before this function could resume.
+        var waiting = 0
+        for await _ in ready {
+            waiting += 1
+            if waiting == consumers.count { break }
+        }
+        model.value = 1
+        await Task.yield()
+        model.value = 2
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(10))
+            for consumer in consumers { consumer.cancel() }
+        }
+        for consumer in consumers {
+            #expect(await consumer.value == [0, 1, 2])
+        }
+        watchdog.cancel()
+    }
+
+    @PinnedActor static func cancelledAfterStart<S: StreamUnderTest>(_: S.Type) async {
+        let model = S.Model()
+        model.value = 5
+        let values: S.Values = S.values { model.value }
+        let consumer = Task { @PinnedActor () -> Int? in
+            var iterator = values.makeAsyncIterator()
+            return await S.next(&iterator, isolation: #isolation)
+        }
+        await Task.yield()
+        consumer.cancel()
+        #expect(await consumer.value == 5)
+    }
 
     static func firstValue<S: StreamUnderTest>(_: S.Type) async {
         let model = S.Model()
@@ -209,7 +306,7 @@ import Testing
     /// runs before this function resumes from its yield), then is cancelled.
     @StreamActor static func iteratorsApart<S: StreamUnderTest>(_: S.Type, sharesChanges: Bool) async {
         let model = S.Model()
-        let values = S.values { model.value }
+        let values: S.Values = S.values { model.value }
         var first = values.makeAsyncIterator()
         let (ready, signal) = AsyncStream<Void>.makeStream()
         let (go, start) = AsyncStream<Void>.makeStream()
@@ -233,6 +330,67 @@ import Testing
 
 @globalActor actor StreamActor {
     static let shared = StreamActor()
+}
+
+/// An actor whose jobs run in order on a thread of its own, as the main actor's run on an app's
+/// main thread (under `swift test`, the main actor's run on the global executor's threads): a
+/// busy global executor does not hold it back.
+@globalActor actor PinnedActor {
+    static let shared = PinnedActor()
+    static let executor = ThreadExecutor()
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { Self.executor.asUnownedSerialExecutor() }
+
+    /// Suspends the calling job until the jobs already enqueued on this actor have run, as
+    /// `Task.yield()` does, but without its trip through the global executor here (it waits for a
+    /// thread of the global executor before it comes back).
+    static func yield(isolation: isolated PinnedActor = shared) async {
+        await withUnsafeContinuation(isolation: isolation) { continuation in
+            executor.run { continuation.resume() }
+        }
+    }
+}
+
+/// A serial executor: one thread running its jobs (and plain closures, `run`) first in, first out.
+final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
+    // `@unchecked Sendable`: `jobs` is guarded by `condition`.
+    private let condition = NSCondition()
+    private var jobs: [Work] = []
+
+    enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
+    init() {
+        // The executor lives as long as the process (`PinnedActor.executor`).
+        Thread { [self] in drain() }.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) { push(.job(UnownedJob(job))) }
+
+    /// Runs `closure` on the thread, after the jobs already enqueued.
+    func run(_ closure: @escaping @Sendable () -> Void) { push(.closure(closure)) }
+
+    private func push(_ work: Work) {
+        condition.lock()
+        jobs.append(work)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func drain() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let work = jobs.removeFirst()
+            condition.unlock()
+            switch work {
+            case .job(let job): job.runSynchronously(on: asUnownedSerialExecutor())
+            case .closure(let closure): closure()
+            }
+        }
+    }
 }
 
 // MARK: The streams under test
@@ -259,6 +417,9 @@ protocol StreamUnderTest: SendableMetatype {
     static func values(@_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () -> Int) -> Values
     /// A sequence that ends when `emit` returns `nil`.
     static func values(until emit: @escaping @Sendable () -> Int?) -> Finishing
+    /// `iterator.next()` as an app writes it, on the caller's isolation: the concrete iterator's
+    /// own `next` (a generic call of the protocol's `next()` would run with no isolation).
+    static func next(_ iterator: inout Values.AsyncIterator, isolation: isolated (any Actor)?) async -> Int?
 }
 
 enum LockFreeStream: StreamUnderTest {
@@ -298,6 +459,12 @@ enum LockFreeStream: StreamUnderTest {
     static func values(until emit: @escaping @Sendable () -> Int?) -> TrackedValues<Int, Never> {
         TrackedValues.untilFinished { emit().map { .next($0) } ?? .finish }
     }
+
+    static func next(_ iterator: inout TrackedValues<Int, Never>.Iterator, isolation: isolated (any Actor)?) async
+        -> Int?
+    {
+        await iterator.next()
+    }
 }
 
 enum LockedStream: StreamUnderTest {
@@ -333,6 +500,12 @@ enum LockedStream: StreamUnderTest {
     static func values(until emit: @escaping @Sendable () -> Int?) -> LockedValues<Int, Never> {
         LockedValues.untilFinished { emit().map { .next($0) } ?? .finish }
     }
+
+    static func next(_ iterator: inout LockedValues<Int, Never>.Iterator, isolation: isolated (any Actor)?) async
+        -> Int?
+    {
+        await iterator.next()
+    }
 }
 
 enum AppleStream: StreamUnderTest {
@@ -367,5 +540,11 @@ enum AppleStream: StreamUnderTest {
 
     static func values(until emit: @escaping @Sendable () -> Int?) -> Observations<Int, Never> {
         Observations.untilFinished { emit().map { .next($0) } ?? .finish }
+    }
+
+    static func next(_ iterator: inout Observations<Int, Never>.Iterator, isolation: isolated (any Actor)?) async
+        -> Int?
+    {
+        await iterator.next()
     }
 }

@@ -3,8 +3,10 @@ import LockFreeObservation
 // Faults that `scripts/gate-selfcheck.sh` compiles into the build (`-Xswiftc -DBENCH_SELFCHECK_...`),
 // to prove that the regression gate catches them:
 //
-// - BENCH_SELFCHECK_SLOW_TRACKED_READ: `TrackedObject.trackAccess`, which every `lockfree`
-//   getter calls (the models are `@TrackedModel`'s), records each read twice (the tracked read 2x).
+// - BENCH_SELFCHECK_SLOW_TRACKED_READ: names a build of a scratch copy of the checkout whose
+//   `TrackedObject.trackAccess`, which every `lockfree` getter calls (the models are
+//   `@TrackedModel`'s), records each read twice (the tracked read 2x). The script patches the
+//   copy; the library's sources have no such switch.
 // - BENCH_SELFCHECK_EXTRA_ALLOCATION: one allocation per evaluated scope.
 // - BENCH_SELFCHECK_EXTRA_NOTIFICATION: every notification of an evaluated scope delivered twice.
 //

@@ -61,7 +61,7 @@ enum Streams {
         while !done() {
             if monotonicNanoseconds() > deadline { return done() }
             if runLoop {
-                RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.001))
+                _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.001))
             } else {
                 sched_yield()
             }

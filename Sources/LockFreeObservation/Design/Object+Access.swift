@@ -23,11 +23,6 @@ extension RegistrarObject {
     /// Thread safety: call it on any thread; it touches the calling thread's scopes only.
     @inlinable @inline(__always)
     public final func trackAccess(_ property: Int) {
-        #if BENCH_SELFCHECK_SLOW_TRACKED_READ
-            // The benchmark suite's gate self-check only (`scripts/gate-selfcheck.sh`): every read
-            // recorded twice. `bench` refuses to take such a build's results as a baseline.
-            _recordRead(property)
-        #endif
         _recordRead(property)
     }
 
