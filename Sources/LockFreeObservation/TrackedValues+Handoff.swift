@@ -45,9 +45,10 @@ final class _ChangeHandoff: Sendable {
     /// task is cancelled (the caller checks `Task.isCancelled`).
     ///
     /// Resumes on `isolation`: the continuation is made with it, so a change told by a writer on
-    /// that actor resumes the consumer there, ahead of the writer's next job. (The operation
+    /// that actor enqueues the consumer there, ahead of the writer's next job. (The operation
     /// closure would otherwise be nonisolated, as it captures no isolated parameter, and the
-    /// consumer would resume on the global executor and hop back behind the writer.)
+    /// consumer would resume on the global executor and hop back, after the writer's next job
+    /// as a rule.)
     func waitForChange(isolation: isolated (any Actor)? = #isolation) async {
         await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: isolation) { (continuation: UnsafeContinuation<Void, Never>) in

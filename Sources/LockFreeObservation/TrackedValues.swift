@@ -152,10 +152,11 @@ public struct _ObservedValues<Element: Sendable, Failure: Error, Tracking: _OneS
         ///
         /// `iterator.next()` called from an actor keeps that actor (`isolation` defaults to the
         /// caller's), as `Observations`' does: the wait resumes on it, so when the writer shares
-        /// that actor, the evaluation after a change runs before the writer's next job, and a
-        /// writer that suspends between two writes makes two values. There is deliberately no
-        /// `next()` without the parameter: it would be chosen for `iterator.next()` and would
-        /// leave the caller's actor at every call.
+        /// that actor, the evaluation after a change is queued ahead of the writer's next job, and
+        /// a writer that suspends between two writes makes two values where the actor's executor
+        /// runs its jobs in order (see Streams.md for the main thread on Linux). There is
+        /// deliberately no `next()` without the parameter: it would be chosen for
+        /// `iterator.next()` and would leave the caller's actor at every call.
         public mutating func next(isolation: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
             guard let observation else { return nil }
             if started {
