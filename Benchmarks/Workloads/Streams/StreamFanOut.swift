@@ -18,10 +18,13 @@ final class StreamFanOut<C: StreamContender>: BenchmarkInstance {
             // consumers, 13,400 and 15,400 for `lockfree` at 10,000).
             .onThreads { params in
                 let consumers = Double(params.int("consumers", default: 100))
-                // Per consumer, beyond 100: 0.4 allocations; `locked`'s one-shot scopes, each a
-                // scope object and its lists per re-arming, 1 (52,730 to 60,437 at 10,000
-                // consumers in five runs).
-                let perConsumer = C.self == LockedStream.self ? 1.0 : 0.4
+                // Per consumer, beyond 100: 0.4 allocations; 1 for `locked`'s one-shot scopes, each
+                // a scope object and its lists per re-arming (52,730 to 60,437 at 10,000 consumers
+                // in five runs), and for the `AsyncStream` hand-off of `naive` and `floor`, whose
+                // count per write settles, for a whole process, at about 2.0 or 2.7 per consumer
+                // (at 10,000 consumers, `naive` in four runs: 20,392, 20,401, 27,089, 27,352).
+                let oneEach = C.self == LockedStream.self || C.self == NaiveStream.self || C.self == FloorStream.self
+                let perConsumer = oneEach ? 1.0 : 0.4
                 // Time: with one consumer, one wake-up, which the scheduler sets (lockfree/apple
                 // 0.094 on one 2-core machine, 1.18 on another): not gated. With more, the
                 // registrar's fan-out and the consumers' evaluations weigh in.
