@@ -25,11 +25,24 @@
 /// A `public` or `open` property gets `@inlinable` accessors, so that another module reads and
 /// writes it with no call.
 ///
+/// ## Observed by Observation too
+///
+/// A model that conforms to ``TrackedObservable`` (which refines `Observable`) is observed by
+/// Swift's Observation as well: SwiftUI, `@Bindable`, `@Environment(Model.self)`,
+/// `withObservationTracking` and `Observations` see it, and its subclasses, as an `@Observable`
+/// class. Each write that changes a value tells both systems' observers, each once.
+///
+/// ```swift
+/// @TrackedModel final class Book: TrackedObject, TrackedObservable {
+///     var title = ""
+/// }
+/// ```
+///
 /// A getter costs ``TrackedObject/trackAccess(_:)`` and the load; a setter compares, then
 /// ``TrackedObject/willMutate(_:)``, the store and ``TrackedObject/didMutate(_:)``. The accessors
 /// synchronise nothing: a model's properties are the app's to synchronise, as an `@Observable`
 /// class's are.
-@attached(member, names: named(_trackedPropertyEnd))
+@attached(member, names: named(_trackedPropertyEnd), named(_observationBridge))
 @attached(memberAttribute)
 public macro TrackedModel() = #externalMacro(module: "LockFreeObservationMacros", type: "TrackedModelMacro")
 
@@ -49,6 +62,20 @@ public macro Untracked() = #externalMacro(module: "LockFreeObservationMacros", t
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
 @attached(peer, names: prefixed(_))
 public macro _TrackedProperty(_ index: Int) =
+    #externalMacro(module: "LockFreeObservationMacros", type: "TrackedPropertyMacro")
+
+/// The storage and accessors of one tracked property of a model that Observation may observe too
+/// (it lists ``TrackedObservable``, or it subclasses another model, which may): they tell
+/// Observation's registrar as well where `model` conforms to ``TrackedObservable``. Not for direct
+/// use.
+///
+/// - Parameters:
+///   - index: The property's index, unique in the class hierarchy.
+///   - model: The name of the class that declares the property, the root of its key path (a
+///     name, not a type: the type is still being checked where the attribute is).
+@attached(accessor, names: named(init), named(get), named(set), named(_modify))
+@attached(peer, names: prefixed(_))
+public macro _TrackedProperty(_ index: Int, _ model: String) =
     #externalMacro(module: "LockFreeObservationMacros", type: "TrackedPropertyMacro")
 
 // Whether a write of `new` over `old` tells the scopes that read the property: Observation's rule,

@@ -8,7 +8,13 @@ import SwiftSyntaxMacros
 ///   properties it tracks. Property indices are assigned from there, so no two properties of a
 ///   class hierarchy share one.
 /// - As a member-attribute macro, it marks each tracked property `@_TrackedProperty(index)`, whose
-///   expansion (`TrackedPropertyMacro`) generates the storage and the accessors.
+///   expansion (`TrackedPropertyMacro`) generates the storage and the accessors; with the class
+///   (`@_TrackedProperty(index, "Model")`) where Observation may observe it too.
+/// - A class that lists `TrackedObservable` gets `_observationBridge` (its Observation registrar,
+///   made lazily), the protocol's requirement. One that lists `Observable` is refused, with a
+///   fix-it: Observation would take it and never be told of a change. (The conformance is the
+///   class's own, not an extension macro's: an extension role on `@TrackedModel` stops the 6.3
+///   compiler on a model that subclasses another, and forbids local models.)
 ///
 /// Left alone: `let`, computed, `static`, `class` and `lazy` properties, and those marked
 /// `@Untracked`.
@@ -19,7 +25,7 @@ public struct TrackedModelMacro: MemberMacro, MemberAttributeMacro {
     ) throws -> [DeclSyntax] {
         guard let model = Model(declaration, diagnosingAt: node, in: context) else { return [] }
         let modifiers = model.access.isEmpty ? "" : "@inlinable \(model.access) "
-        return [
+        var members: [DeclSyntax] = [
             """
             /// The properties of this class and its superclasses tracked by `@TrackedModel`: this
             /// class's take the indices from its superclass's end to this.
@@ -28,6 +34,15 @@ public struct TrackedModelMacro: MemberMacro, MemberAttributeMacro {
             }
             """
         ]
+        if model.isBridged {
+            let access = model.access == "open" ? "public" : model.access
+            members.append(
+                """
+                /// Observation's registrar for this object, made at the first read Observation tracks.
+                \(raw: access.isEmpty ? "" : access + " ")nonisolated let _observationBridge = ObservationBridgeStorage()
+                """)
+        }
+        return members
     }
 
     public static func expansion(
@@ -38,7 +53,11 @@ public struct TrackedModelMacro: MemberMacro, MemberAttributeMacro {
             let property = member.as(VariableDeclSyntax.self), let name = property.trackedName,
             let index = model.tracked.firstIndex(of: name)
         else { return [] }
-        return ["@_TrackedProperty(\(raw: model.superclass)._trackedPropertyEnd &+ \(raw: index))"]
+        let position = "\(model.superclass)._trackedPropertyEnd &+ \(index)"
+        // A model that may be bridged (it lists `Observable`, or a superclass may) names itself, the
+        // root of the key paths its accessors give Observation.
+        guard model.mayBeBridged else { return ["@_TrackedProperty(\(raw: position))"] }
+        return ["@_TrackedProperty(\(raw: position), \(literal: model.name))"]
     }
 }
 
@@ -50,6 +69,19 @@ struct Model {
     let access: String
     /// The names of the tracked properties, in declaration order: their indices.
     let tracked: [String]
+    /// The class's name, as its own body names it.
+    let name: String
+    /// Whether the class lists `TrackedObservable`: Observation observes it too.
+    let isBridged: Bool
+
+    /// Whether Observation may observe the class: it lists `TrackedObservable`, or its superclass
+    /// is another model, which may (the accessors then tell Observation where the class conforms
+    /// to `TrackedObservable`, chosen by overload resolution).
+    var mayBeBridged: Bool {
+        isBridged
+            || !["TrackedObject", "LockFreeObservation.TrackedObject", "LockedObject", "LockedObservation.LockedObject"]
+                .contains(superclass)
+    }
 
     init?(
         _ declaration: some DeclGroupSyntax, diagnosingAt node: AttributeSyntax?, in context: some MacroExpansionContext
@@ -66,6 +98,17 @@ struct Model {
             return nil
         }
         self.superclass = superclass
+        name = model.name.text
+        let conformances: [InheritedTypeSyntax] = model.inheritanceClause.map { Array($0.inheritedTypes.dropFirst()) } ?? []
+        isBridged = conformances.contains {
+            ["TrackedObservable", "LockFreeObservation.TrackedObservable"].contains($0.type.trimmedDescription)
+        }
+        if node != nil {
+            for conformance in conformances
+            where ["Observable", "Observation.Observable"].contains(conformance.type.trimmedDescription) {
+                context.diagnose(Self.plainObservable(conformance))
+            }
+        }
         let modifiers = Set(model.modifiers.map(\.name.text))
         access = ["open", "public", "package"].first { modifiers.contains($0) } ?? ""
         tracked = model.memberBlock.members.compactMap { $0.decl.as(VariableDeclSyntax.self)?.trackedName }
@@ -116,6 +159,19 @@ struct Model {
             ])
     }
 
+    /// The error for a model that lists `Observable`, with a fix-it that lists `TrackedObservable`.
+    static func plainObservable(_ conformance: InheritedTypeSyntax) -> Diagnostic {
+        let replacement = conformance.with(
+            \.type, TypeSyntax(IdentifierTypeSyntax(name: .identifier("TrackedObservable"))).with(\.leadingTrivia, conformance.type.leadingTrivia).with(\.trailingTrivia, conformance.type.trailingTrivia))
+        return Diagnostic(
+            node: Syntax(conformance.type), message: ModelDiagnostic.plainObservable,
+            fixIts: [
+                FixIt(
+                    message: ModelFixIt.listTrackedObservable,
+                    changes: [.replace(oldNode: Syntax(conformance), newNode: Syntax(replacement))])
+            ])
+    }
+
     static func kind(of declaration: some DeclGroupSyntax) -> String {
         if declaration.is(StructDeclSyntax.self) { return "a struct" }
         if declaration.is(EnumDeclSyntax.self) { return "an enum" }
@@ -131,6 +187,7 @@ enum ModelDiagnostic: DiagnosticMessage {
     case noSuperclass
     case severalBindings([String])
     case tuplePattern([String])
+    case plainObservable
 
     var message: String {
         switch self {
@@ -144,6 +201,9 @@ enum ModelDiagnostic: DiagnosticMessage {
         case .tuplePattern(let names):
             "@TrackedModel cannot track properties declared by a tuple pattern (\(names.joined(separator: ", "))): "
                 + "declare each in a 'var' of its own, or mark the declaration @Untracked"
+        case .plainObservable:
+            "a @TrackedModel class that Observation may observe conforms to TrackedObservable, "
+                + "which refines Observable: with Observable alone, Observation would never be told of a change"
         }
     }
     var diagnosticID: MessageID {
@@ -152,6 +212,7 @@ enum ModelDiagnostic: DiagnosticMessage {
         case .noSuperclass: MessageID(domain: "LockFreeObservation", id: "noSuperclass")
         case .severalBindings: MessageID(domain: "LockFreeObservation", id: "severalBindings")
         case .tuplePattern: MessageID(domain: "LockFreeObservation", id: "tuplePattern")
+        case .plainObservable: MessageID(domain: "LockFreeObservation", id: "plainObservable")
         }
     }
     var severity: DiagnosticSeverity { .error }
@@ -159,9 +220,20 @@ enum ModelDiagnostic: DiagnosticMessage {
 
 enum ModelFixIt: FixItMessage {
     case declareEachAlone
+    case listTrackedObservable
 
-    var message: String { "declare each property in a 'var' of its own" }
-    var fixItID: MessageID { MessageID(domain: "LockFreeObservation", id: "declareEachAlone") }
+    var message: String {
+        switch self {
+        case .declareEachAlone: "declare each property in a 'var' of its own"
+        case .listTrackedObservable: "conform to TrackedObservable"
+        }
+    }
+    var fixItID: MessageID {
+        switch self {
+        case .declareEachAlone: MessageID(domain: "LockFreeObservation", id: "declareEachAlone")
+        case .listTrackedObservable: MessageID(domain: "LockFreeObservation", id: "listTrackedObservable")
+        }
+    }
 }
 
 extension VariableDeclSyntax {

@@ -23,12 +23,21 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
+        let arguments = node.arguments?.as(LabeledExprListSyntax.self).map(Array.init) ?? []
         guard let property = declaration.as(VariableDeclSyntax.self), let name = property.storedName,
-            let index = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression.trimmedDescription
+            let index = arguments.first?.expression.trimmedDescription
         else { return [] }
         let access = property.declaredAccess
         let inlinableGetter = access.getterIsExported ? "@inlinable " : ""
         let inlinableSetter = access.setterIsExported ? "@inlinable " : ""
+        // Observation's side, where the model may be bridged (`_observationAccess`,
+        // `_observationWillSet`, `_observationDidSet`, with the key path `\Model.name`).
+        let model = arguments.dropFirst().first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+        let keyPath = model.map { "\\\($0).\(name)" }
+        let observationAccess = keyPath.map { "\n    _observationAccess(self, \($0))" } ?? ""
+        let observationWillSet = keyPath.map { "\n    _observationWillSet(self, \($0))" } ?? ""
+        let observationDidSet = keyPath.map { "\n    _observationDidSet(self, \($0))" } ?? ""
+        let modifyEnd = keyPath.map { "\n        _observationDidSet(self, \($0))\n        didMutate(mutation)\n    " } ?? " didMutate(mutation) "
         return [
             """
             @storageRestrictions(initializes: _\(raw: name))
@@ -38,7 +47,7 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             \(raw: inlinableGetter)get {
-                trackAccess(\(raw: index))
+                trackAccess(\(raw: index))\(raw: observationAccess)
                 return _\(raw: name)
             }
             """,
@@ -48,16 +57,16 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
                     _\(raw: name) = newValue
                     return
                 }
-                let mutation = willMutate(\(raw: index))
-                _\(raw: name) = newValue
+                let mutation = willMutate(\(raw: index))\(raw: observationWillSet)
+                _\(raw: name) = newValue\(raw: observationDidSet)
                 didMutate(mutation)
             }
             """,
             """
             \(raw: inlinableSetter)_modify {
-                trackAccess(\(raw: index))
-                let mutation = willMutate(\(raw: index))
-                defer { didMutate(mutation) }
+                trackAccess(\(raw: index))\(raw: observationAccess)
+                let mutation = willMutate(\(raw: index))\(raw: observationWillSet)
+                defer {\(raw: modifyEnd)}
                 yield &_\(raw: name)
             }
             """,

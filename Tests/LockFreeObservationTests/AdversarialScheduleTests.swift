@@ -202,15 +202,6 @@ extension RegistrarTests {
         /// releases only what is left (`TrackingScope.releaseEntries`).
         @Test func aDeinitThatTracksAgainInsideEndReleasesEachObjectOnce() async {
             await #expect(processExitsWith: .success) {
-                @TrackedModel final class Dying: TrackedObject {
-                    var x = 0
-                    let onDeinit: () -> Void
-                    init(onDeinit: @escaping () -> Void) {
-                        self.onDeinit = onDeinit
-                        super.init()
-                    }
-                    deinit { onDeinit() }
-                }
                 final class ReArming: @unchecked Sendable {
                     let model = Counters()
                     var calls = 0
@@ -226,7 +217,7 @@ extension RegistrarTests {
                 let observer = ReArming()
                 observer.observe()
                 let deinits = Counter()
-                var dying: Dying? = Dying {
+                var dying: DyingInsideEnd? = DyingInsideEnd {
                     deinits.bump()
                     observer.model.count += 1
                 }
@@ -387,4 +378,15 @@ extension RegistrarTests {
             #expect(node._observerSlotCapacity == SlotBlock.firstCapacity)
         }
     }
+}
+
+/// A model whose deinit runs a closure (`aDeinitThatTracksAgainInsideEndReleasesEachObjectOnce`).
+@TrackedModel final class DyingInsideEnd: TrackedObject {
+    var x = 0
+    let onDeinit: () -> Void
+    init(onDeinit: @escaping () -> Void) {
+        self.onDeinit = onDeinit
+        super.init()
+    }
+    deinit { onDeinit() }
 }

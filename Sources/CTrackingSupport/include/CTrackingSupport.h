@@ -247,6 +247,25 @@ void tracking_grow_released(tracking_thread *state);
 /// aborts when memory runs out. Both registrars' thread buffers grow so.
 void *tracking_grow_buffer(void *buffer, intptr_t *capacity, size_t element);
 
+// Observation's tracking, seen from the bridge (`ObservationBridge`). `withObservationTracking`
+// keeps the access list it fills in a thread-local of the Observation runtime, non-null while a
+// tracking's `apply` runs on the thread. The runtime exports no way to read it, so the bridge reads
+// it where it lives: the first word of libswiftObservation's thread-local block. Whether that
+// word is the tracking's is checked once per process (`ObservationBridge.readsTrackingDirectly`);
+// where it is not, or the block cannot be found, a bridged model tells Observation of every read.
+
+/// The calling thread's view of Observation's tracking: the address of the word that is non-null
+/// while a tracking's `apply` runs, or, once the bridge found it cannot read it, of a word that is
+/// always non-null; NULL until the thread's first bridged read resolves it.
+extern _Thread_local void *const *tracking_observation_word __attribute__((tls_model("initial-exec")));
+
+/// The calling thread's thread-local block of libswiftObservation (its first word is the
+/// tracking's), or NULL where the library or its block cannot be found (not Linux, not loaded).
+void *const *tracking_observation_block(void);
+
+/// A word that is always non-null: what a thread reads when the bridge cannot read Observation's.
+extern void *const tracking_observation_always;
+
 /// The Swift runtime's own test (exported by libswiftCore): whether `object`'s deinit has begun.
 /// A read of such an object is not recorded (by either registrar): retaining it would resurrect it.
 _Bool swift_isDeallocating(void *object);
