@@ -6,7 +6,8 @@
 #      compiles everything; an incremental one shows only what it recompiles);
 #      `swift test`: all tests, jemalloc linked;
 #      then, in a process of their own, the tests that
-#      need no observed write in flight anywhere in the process (TRACKING_TESTS_ALONE=1); then
+#      need no observed write in flight anywhere in the process (TRACKING_TESTS_ALONE=1); the
+#      Observation bridge's tests with Observation's thread-local left unread; then
 #      LockFreeObservation's documentation
 #      (scripts/docs.sh: DocC over the module just built, failing on a warning such as a broken
 #      link); then the re-entrancy fuzzer for a minute;
@@ -45,6 +46,9 @@ swift test "${traits[@]}"
 # process-wide count that every other test writes) run in a process of their own, one at a time.
 alone='CheckedArmingTests|aHeldRunLetsGoOfItsCursor'
 TRACKING_TESTS_ALONE=1 swift test --skip-build "${traits[@]}" --filter "$alone"
+# The Observation bridge's tests again with Observation's thread-local left unread, as where it
+# cannot be found: every bridged read then goes to Observation's registrar.
+LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL=1 swift test --skip-build "${traits[@]}" --filter ObservationBridge
 scripts/docs.sh "${traits[@]}"
 [ "${1:-}" = --fast ] && exit 0
 # The re-entrancy fuzzer (Documentation/Guarantees.md) for a minute from a random seed; in the
