@@ -85,6 +85,7 @@ import Testing
                         }
                         @inlinable get {
                             trackAccess(Entity._trackedPropertyEnd &+ 0)
+                            _observationAccess(self, \\Person.friend)
                             return _friend
                         }
                         @inlinable set {
@@ -93,13 +94,18 @@ import Testing
                                 return
                             }
                             let mutation = willMutate(Entity._trackedPropertyEnd &+ 0)
+                            _observationWillSet(self, \\Person.friend)
                             _friend = newValue
+                            _observationDidSet(self, \\Person.friend)
                             didMutate(mutation)
                         }
                         @inlinable _modify {
                             trackAccess(Entity._trackedPropertyEnd &+ 0)
+                            _observationAccess(self, \\Person.friend)
                             let mutation = willMutate(Entity._trackedPropertyEnd &+ 0)
+                            _observationWillSet(self, \\Person.friend)
                             defer {
+                                _observationDidSet(self, \\Person.friend)
                                 didMutate(mutation)
                             }
                             yield &_friend
@@ -121,6 +127,7 @@ import Testing
 
                         get {
                             trackAccess(Entity._trackedPropertyEnd &+ 1)
+                            _observationAccess(self, \\Person.rating)
                             return _rating
                         }
 
@@ -130,14 +137,19 @@ import Testing
                                 return
                             }
                             let mutation = willMutate(Entity._trackedPropertyEnd &+ 1)
+                            _observationWillSet(self, \\Person.rating)
                             _rating = newValue
+                            _observationDidSet(self, \\Person.rating)
                             didMutate(mutation)
                         }
 
                         _modify {
                             trackAccess(Entity._trackedPropertyEnd &+ 1)
+                            _observationAccess(self, \\Person.rating)
                             let mutation = willMutate(Entity._trackedPropertyEnd &+ 1)
+                            _observationWillSet(self, \\Person.rating)
                             defer {
+                                _observationDidSet(self, \\Person.rating)
                                 didMutate(mutation)
                             }
                             yield &_rating
@@ -242,6 +254,90 @@ import Testing
                     public private(set) var y: Double
                     static var c = 0, d = 0
                     let e = 0, f = 0
+                }
+                """)
+    }
+
+    /// A model that conforms to `TrackedObservable`: accessors that tell Observation too (each a
+    /// no-op where the class is not bridged, chosen by overload), with the class as the key paths'
+    /// root, and the bridge's storage, as public as the class.
+    @Test func aBridgedModel() {
+        let (source, diagnostics) = expand(
+            """
+            @TrackedModel public final class Book: TrackedObject, TrackedObservable {
+                public private(set) var title = ""
+            }
+            """)
+        #expect(diagnostics.isEmpty)
+        #expect(
+            source == #"""
+                public final class Book: TrackedObject, TrackedObservable {
+                    public private(set) var title {
+                        @storageRestrictions(initializes: _title)
+                        init(initialValue) {
+                            _title = initialValue
+                        }
+                        @inlinable get {
+                            trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
+                            _observationAccess(self, \Book.title)
+                            return _title
+                        }
+                        @inline(__always) set {
+                            guard _trackedShouldNotify(_title, newValue) else {
+                                _title = newValue
+                                return
+                            }
+                            let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
+                            _observationWillSet(self, \Book.title)
+                            _title = newValue
+                            _observationDidSet(self, \Book.title)
+                            didMutate(mutation)
+                        }
+                        _modify {
+                            trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
+                            _observationAccess(self, \Book.title)
+                            let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
+                            _observationWillSet(self, \Book.title)
+                            defer {
+                                _observationDidSet(self, \Book.title)
+                                didMutate(mutation)
+                            }
+                            yield &_title
+                        }
+                    }
+
+                    @usableFromInline internal var _title = ""
+
+                    /// The properties of this class and its superclasses tracked by `@TrackedModel`: this
+                    /// class's take the indices from its superclass's end to this.
+                    @inlinable public override class var _trackedPropertyEnd: Int {
+                        TrackedObject._trackedPropertyEnd &+ 1
+                    }
+
+                    /// Observation's registrar for this object, made at the first read Observation tracks.
+                    public nonisolated let _observationBridge = ObservationBridgeStorage()
+                }
+                """#)
+    }
+
+    /// A model that lists `Observable` would be taken by Observation and never tell it of a change:
+    /// an error, with a fix-it that lists `TrackedObservable` instead.
+    @Test(arguments: ["Observable", "Observation.Observable"]) func plainObservableIsAnErrorWithAFixIt(
+        _ conformance: String
+    ) {
+        let source = """
+            @TrackedModel final class Book: TrackedObject, \(conformance), Codable {
+                var title = ""
+            }
+            """
+        #expect(
+            expand(source).diagnostics == [
+                "a @TrackedModel class that Observation may observe conforms to TrackedObservable, which refines Observable: with Observable alone, Observation would never be told of a change"
+            ])
+        #expect(
+            applyingFixIts(source) == """
+                @TrackedModel final class Book: TrackedObject, TrackedObservable, Codable {
+                    var title = ""
                 }
                 """)
     }

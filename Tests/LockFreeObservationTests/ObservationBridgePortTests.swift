@@ -1,5 +1,5 @@
 import Foundation
-import Observation
+@_spi(SwiftUI) import Observation
 import RegistrarTestSupport
 import Testing
 
@@ -256,6 +256,36 @@ extension RegistrarTests {
             withObservationTracking({ _ = person.firstName }, onChange: { seen.value.events.append(target.value.firstName) })
             person.firstName = "new"
             #expect(seen.value.events == ["old"])
+        }
+
+        /// SwiftUI's own tracking (Observation's `willSet:`/`didSet:` SPI): the willSet handler
+        /// sees the old value, the didSet handler the new one, and each names the property changed.
+        @Test(arguments: [true, false]) func willSetAndDidSetTrackingAsSwiftUIUsesIt(_ bridged: Bool) {
+            let person = Self.person(bridged: bridged)
+            person.firstName = "old"
+            let log = Unchecked(EventLog())
+            let target = Unchecked(person)
+            let changed = Unchecked(Changed())
+            withObservationTracking(
+                { _ = person.firstName },
+                willSet: { tracking in
+                    log.value.events.append("willSet \(target.value.firstName)")
+                    changed.value.willSet = tracking.changed
+                },
+                didSet: { tracking in
+                    log.value.events.append("didSet \(target.value.firstName)")
+                    changed.value.didSet = tracking.changed
+                })
+            person.firstName = "new"
+            #expect(log.value.events == ["willSet old", "didSet new"])
+            let firstName: AnyKeyPath =
+                bridged ? \BridgedHuman.firstName : \ObservableHuman.firstName
+            #expect(changed.value.willSet == firstName && changed.value.didSet == firstName)
+        }
+
+        final class Changed {
+            var willSet: AnyKeyPath?
+            var didSet: AnyKeyPath?
         }
 
         /// `ObservableDidSetWillSet.swift`: the property's observers run around each store, after
