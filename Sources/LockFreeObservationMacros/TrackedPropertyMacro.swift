@@ -31,9 +31,13 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         let inlinableGetter = access.getterIsExported ? "@inlinable " : ""
         let inlinableSetter = access.setterIsExported ? "@inlinable " : ""
         // Observation's side, where the model may be bridged (`_observationAccess`,
-        // `_observationWillSet`, `_observationDidSet`, with the key path `\Model.name`).
+        // `_observationWillSet`, `_observationDidSet`), with the key path `\Model.name`, as
+        // `@Observable`'s. Where the getter is inlinable and the setter is not (`public
+        // private(set)`), that key path would name the private setter from inlinable code, so
+        // every accessor names the storage instead (`\Model._name`, `@usableFromInline`).
         let model = arguments.dropFirst().first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-        let keyPath = model.map { "\\\($0).\(name)" }
+        let keyPathName = access.getterIsExported && !access.setterIsExported ? "_" + name : name
+        let keyPath = model.map { "\\\($0).\(keyPathName)" }
         let observationAccess = keyPath.map { "\n    _observationAccess(self, \($0))" } ?? ""
         let observationWillSet = keyPath.map { "\n    _observationWillSet(self, \($0))" } ?? ""
         let observationDidSet = keyPath.map { "\n    _observationDidSet(self, \($0))" } ?? ""

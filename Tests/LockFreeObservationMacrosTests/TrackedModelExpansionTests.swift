@@ -279,7 +279,7 @@ import Testing
                         }
                         @inlinable get {
                             trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
-                            _observationAccess(self, \Book.title)
+                            _observationAccess(self, \Book._title)
                             return _title
                         }
                         @inline(__always) set {
@@ -288,18 +288,18 @@ import Testing
                                 return
                             }
                             let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
-                            _observationWillSet(self, \Book.title)
+                            _observationWillSet(self, \Book._title)
                             _title = newValue
-                            _observationDidSet(self, \Book.title)
+                            _observationDidSet(self, \Book._title)
                             didMutate(mutation)
                         }
                         _modify {
                             trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
-                            _observationAccess(self, \Book.title)
+                            _observationAccess(self, \Book._title)
                             let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
-                            _observationWillSet(self, \Book.title)
+                            _observationWillSet(self, \Book._title)
                             defer {
-                                _observationDidSet(self, \Book.title)
+                                _observationDidSet(self, \Book._title)
                                 didMutate(mutation)
                             }
                             yield &_title

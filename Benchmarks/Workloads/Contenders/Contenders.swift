@@ -10,6 +10,8 @@ public enum Contenders {
             visitor.visit(Locked.self),
             visitor.visit(Apple.self),
             visitor.visit(Naive.self),
+            visitor.visit(Bridged.self),
+            visitor.visit(BridgedScopes.self),
         ]
     }
 

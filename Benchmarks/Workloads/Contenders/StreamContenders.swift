@@ -113,6 +113,21 @@ public enum AppleStream: StreamContender {
     }
 }
 
+/// `Observations` over `bridged`'s cell: what a SwiftUI app's stream of a bridged model pays.
+public enum BridgedStream: StreamContender {
+    public static let name = Bridged.name
+    public static func makeModel() -> Bridged.Cell { Bridged.Cell(0) }
+    public static func write(_ value: Double, to model: Bridged.Cell) { model.value = value }
+    public static let writesOnTheConsumersActor = true
+    public static func values(of model: Bridged.Cell, isolation: isolated (any Actor)?) -> Observations<Double, Never> {
+        let model = UncheckedSendable(model)
+        return Observations {
+            _ = isolation
+            return model.value.value
+        }
+    }
+}
+
 public enum NaiveStream: StreamContender {
     public static let name = Naive.name
     public static func makeModel() -> Naive.PublishedCell { Naive.PublishedCell(0) }
@@ -203,6 +218,7 @@ public enum StreamContenders {
             visitor.visit(LockedStream.self),
             visitor.visit(AppleStream.self),
             visitor.visit(NaiveStream.self),
+            visitor.visit(BridgedStream.self),
         ]
     }
 }
