@@ -1,6 +1,6 @@
 /// `report.md`, the page a reviewer reads in one sitting: a summary table of at most eight columns
-/// (`summary`), the charts, the render-cost crossover, thread scaling, the outside probe,
-/// allocations, and the run's metadata with the command that reproduces it. Every benchmark's full
+/// (`summary`), the charts, the render-cost crossover, thread scaling, the outside probe, what
+/// bridging to Observation costs (`BridgeCost`), allocations, and the run's metadata with the command that reproduces it. Every benchmark's full
 /// figures (each contender, metric and percentile) are on its group's page (`GroupReport`),
 /// linked from the top. Charts are referenced by file name (see `ChartSet`); pass the names that
 /// were written.
@@ -29,6 +29,7 @@ public enum ReportFormat {
         out += Crossover.section(set)
         out += ThreadScaling.section(set)
         out += Probe.section(set)
+        out += BridgeCost.section(set)
         out += allocations(set)
         out += "\n## Run\n\n" + metadata(set.metadata)
         return out
