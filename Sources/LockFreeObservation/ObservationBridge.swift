@@ -52,12 +52,16 @@ public struct ObservationBridgeStorage: ~Copyable, @unchecked Sendable {
         if word != 0 { Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).release() }
     }
 
-    /// Records a read of `keyPath` in Observation's tracking, if one runs on this thread.
-    @inlinable @inline(__always)
-    public func access<Subject: Observable, Member>(
-        _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
+    /// Records a read of `keyPath` in Observation's registrar of `subject`, made now if it was not:
+    /// called where Observation's tracking runs on the thread. Out of line: the check before it is
+    /// the fast path. `releasenone`, as `_trackingRecordAccess` is: it releases nothing its caller
+    /// holds (only a box of its own that lost a race), so an inlined getter keeps the object it
+    /// reads at +0 instead of retaining it around the call.
+    @usableFromInline @inline(never) @_effects(releasenone)
+    static func recordAccess<Subject: TrackedObservable, Member>(
+        _ subject: Subject, _ keyPath: () -> KeyPath<Subject, Member>
     ) {
-        if ObservationBridge.isTracking { made().registrar.access(subject, keyPath: keyPath()) }
+        subject._observationBridge.made().access(subject, keyPath())
     }
 
     /// Observation's `willSet`, if Observation ever tracked the object.
@@ -65,7 +69,7 @@ public struct ObservationBridgeStorage: ~Copyable, @unchecked Sendable {
     public func willSet<Subject: Observable, Member>(
         _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
     ) {
-        if let box = existing() { box.registrar.willSet(subject, keyPath: keyPath()) }
+        if let box = existing() { box.willSet(subject, keyPath) }
     }
 
     /// Observation's `didSet`, if Observation ever tracked the object.
@@ -73,7 +77,7 @@ public struct ObservationBridgeStorage: ~Copyable, @unchecked Sendable {
     public func didSet<Subject: Observable, Member>(
         _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
     ) {
-        if let box = existing() { box.registrar.didSet(subject, keyPath: keyPath()) }
+        if let box = existing() { box.didSet(subject, keyPath) }
     }
 
     /// The registrar, if made (acquire: it is seen whole).
@@ -100,10 +104,29 @@ public struct ObservationBridgeStorage: ~Copyable, @unchecked Sendable {
             .takeUnretainedValue()
     }
 
-    /// The registrar of one object, in a box that a word can hold.
+    /// The registrar of one object, in a box that a word can hold. Its calls are out of line:
+    /// `ObservationRegistrar` is resilient (its size is known only at run time), and a model's
+    /// accessor that held one inline would fetch its type metadata and size a stack slot for it on
+    /// every call, the fast path's too.
     @usableFromInline final class RegistrarBox: Sendable {
-        @usableFromInline let registrar = ObservationRegistrar()
-        @usableFromInline init() {}
+        let registrar = ObservationRegistrar()
+        init() {}
+
+        func access<Subject: Observable, Member>(_ subject: Subject, _ keyPath: KeyPath<Subject, Member>) {
+            registrar.access(subject, keyPath: keyPath)
+        }
+
+        /// Observation's `willSet`; the key path is made here (see `recordAccess`).
+        @usableFromInline @inline(never)
+        func willSet<Subject: Observable, Member>(_ subject: Subject, _ keyPath: () -> KeyPath<Subject, Member>) {
+            registrar.willSet(subject, keyPath: keyPath())
+        }
+
+        /// Observation's `didSet`; the key path is made here.
+        @usableFromInline @inline(never)
+        func didSet<Subject: Observable, Member>(_ subject: Subject, _ keyPath: () -> KeyPath<Subject, Member>) {
+            registrar.didSet(subject, keyPath: keyPath())
+        }
     }
 }
 
@@ -126,7 +149,8 @@ public enum ObservationBridge {
     public static var readsTrackingDirectly: Bool { directRead }
 
     /// The thread's first bridged read: finds Observation's thread-local, or the always-set word.
-    @usableFromInline @inline(never)
+    /// `releasenone`: it releases nothing its caller holds (see `recordAccess`).
+    @usableFromInline @inline(never) @_effects(releasenone)
     static func resolveThread() -> Bool {
         guard directRead else {
             tracking_observation_word = withUnsafePointer(to: tracking_observation_always) { $0 }
@@ -169,12 +193,15 @@ public func _observationAccess<Subject: AnyObject, Member>(
     _ subject: Subject, _ keyPath: @autoclosure () -> KeyPath<Subject, Member>
 ) {}
 
-/// Observation's side of a read of a bridged model (``ObservationBridgeStorage/access(_:keyPath:)``).
+/// Observation's side of a read of a bridged model: recorded in the object's Observation registrar
+/// while Observation's tracking runs on the thread (``ObservationBridge/isTracking``).
 @inlinable @inline(__always)
 public func _observationAccess<Subject: TrackedObservable, Member>(
     _ subject: Subject, _ keyPath: @autoclosure () -> KeyPath<Subject, Member>
 ) {
-    subject._observationBridge.access(subject, keyPath: keyPath())
+    // The key path is made out of line: made and released here, it would make the getter retain
+    // the object it reads around this call, the fast path too.
+    if ObservationBridge.isTracking { ObservationBridgeStorage.recordAccess(subject, keyPath) }
 }
 
 /// Observation's side of a write's start for a model that is not bridged: nothing.
