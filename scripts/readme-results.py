@@ -4,6 +4,8 @@
 Reads the run's results.json (summaries, as `bench` writes them) and writes:
   - README.md, between <!-- results:begin --> and <!-- results:end -->: where and when the run was
     measured, and the headline table;
+  - README.md, between <!-- bridge:begin --> and <!-- bridge:end -->: what bridging to Observation
+    costs, by family (bridged / apple and bridged-scopes / lockfree);
   - Documentation/Ablation.md, between <!-- ablation:begin --> and <!-- ablation:end -->: the
     ablation by family (apple / locked / lockfree, geometric means of p50 ratios).
 Nothing else in either file is touched; run it after re-measuring the reference run.
@@ -132,6 +134,60 @@ def ablation():
     return lines
 
 
+BRIDGE_FAMILIES = [
+    ("reads and writes", r"^primitives/(untracked-read|tracked-read$|mutation-|create-destroy)"),
+    ("track, fire, re-track", r"^primitives/(track-(properties|objects)-fire|fire-scopes|retrack-|tracked-read-threads|track-once-threads)"),
+    ("view trees", r"^trees/"),
+    ("books", r"^books/"),
+    ("settings and continuous observation", r"^(settings|observation)/"),
+    ("render costs", r"^render/"),
+    ("streams", r"^stream/"),
+]
+
+
+def bridged_ratio(b, num, den):
+    """num / den in instructions where both were counted, else in p50 time; None if either is missing."""
+    i, j = instructions(b, num), instructions(b, den)
+    if i and j:
+        return i / j
+    t, u = p50(b, num), p50(b, den)
+    return t / u if t and u else None
+
+
+def same_counts(b, num, den):
+    keys = ("invalidations", "unnecessary", "missed")
+    a, c = metrics.get((b, num), {}), metrics.get((b, den), {})
+    return all(a.get(k) == c.get(k) for k in keys)
+
+
+def bridge():
+    lines = [
+        f"From the reference run ({meta['date'][:10]}): per family, the geometric mean and the largest of each"
+        " ratio, in instructions per operation where callgrind counted both, else in p50 time.",
+        "",
+        "| family (benchmarks) | bridged ÷ apple: what SwiftUI pays (largest) | bridged-scopes ÷ lockfree: unwatched by SwiftUI (largest) | invalidations |",
+        "|---|---:|---:|---|",
+    ]
+    for label, pattern in BRIDGE_FAMILIES:
+        names = [b for b in benchmarks if re.search(pattern, b)]
+        swiftui = [(bridged_ratio(b, "bridged", "apple"), b) for b in names]
+        swiftui = [(r, b) for r, b in swiftui if r]
+        scopes = [(bridged_ratio(b, "bridged-scopes", "lockfree"), b) for b in names]
+        scopes = [(r, b) for r, b in scopes if r]
+        if not swiftui and not scopes:
+            continue
+        def cell(pairs):
+            if not pairs:
+                return "–"
+            return f"{geo([r for r, _ in pairs]):.2f}× ({max(r for r, _ in pairs):.2f}×)"
+        agree = all(same_counts(b, "bridged", "apple") for _, b in swiftui) and all(
+            same_counts(b, "bridged-scopes", "lockfree") for _, b in scopes)
+        lines.append(
+            f"| {label} ({len(set(b for _, b in swiftui + scopes))}) | {cell(swiftui)} | {cell(scopes)}"
+            f" | {'the same in every pair' if agree else 'differ: see the report'} |")
+    return lines
+
+
 def replace_block(path, name, lines):
     text = open(path).read()
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
@@ -143,5 +199,6 @@ def replace_block(path, name, lines):
 
 
 replace_block(readme_path, "results", headline())
+replace_block(readme_path, "bridge", bridge())
 replace_block(ablation_path, "ablation", ablation())
 print(f"readme-results: {readme_path} and {ablation_path} from {folder}/results.json")

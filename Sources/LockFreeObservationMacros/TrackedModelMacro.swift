@@ -77,11 +77,13 @@ struct Model {
     /// Whether Observation may observe the class: it lists `TrackedObservable`, or its superclass
     /// is another model, which may (the accessors then tell Observation where the class conforms
     /// to `TrackedObservable`, chosen by overload resolution).
-    var mayBeBridged: Bool {
-        isBridged
-            || !["TrackedObject", "LockFreeObservation.TrackedObject", "LockedObject", "LockedObservation.LockedObject"]
-                .contains(superclass)
-    }
+    var mayBeBridged: Bool { isBridged || !Self.registrarBases.contains(superclass) }
+
+    /// The registrars' base classes: a model that subclasses one directly is bridged only if it
+    /// says so.
+    static let registrarBases: Set<String> = [
+        "TrackedObject", "LockFreeObservation.TrackedObject", "LockedObject", "LockedObservation.LockedObject",
+    ]
 
     init?(
         _ declaration: some DeclGroupSyntax, diagnosingAt node: AttributeSyntax?, in context: some MacroExpansionContext
@@ -99,7 +101,8 @@ struct Model {
         }
         self.superclass = superclass
         name = model.name.text
-        let conformances: [InheritedTypeSyntax] = model.inheritanceClause.map { Array($0.inheritedTypes.dropFirst()) } ?? []
+        let conformances: [InheritedTypeSyntax] =
+            model.inheritanceClause.map { Array($0.inheritedTypes.dropFirst()) } ?? []
         isBridged = conformances.contains {
             ["TrackedObservable", "LockFreeObservation.TrackedObservable"].contains($0.type.trimmedDescription)
         }
@@ -162,7 +165,10 @@ struct Model {
     /// The error for a model that lists `Observable`, with a fix-it that lists `TrackedObservable`.
     static func plainObservable(_ conformance: InheritedTypeSyntax) -> Diagnostic {
         let replacement = conformance.with(
-            \.type, TypeSyntax(IdentifierTypeSyntax(name: .identifier("TrackedObservable"))).with(\.leadingTrivia, conformance.type.leadingTrivia).with(\.trailingTrivia, conformance.type.trailingTrivia))
+            \.type,
+            TypeSyntax(IdentifierTypeSyntax(name: .identifier("TrackedObservable"))).with(
+                \.leadingTrivia, conformance.type.leadingTrivia
+            ).with(\.trailingTrivia, conformance.type.trailingTrivia))
         return Diagnostic(
             node: Syntax(conformance.type), message: ModelDiagnostic.plainObservable,
             fixIts: [

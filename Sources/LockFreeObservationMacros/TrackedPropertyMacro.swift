@@ -41,7 +41,9 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         let observationAccess = keyPath.map { "\n    _observationAccess(self, \($0))" } ?? ""
         let observationWillSet = keyPath.map { "\n    _observationWillSet(self, \($0))" } ?? ""
         let observationDidSet = keyPath.map { "\n    _observationDidSet(self, \($0))" } ?? ""
-        let modifyEnd = keyPath.map { "\n        _observationDidSet(self, \($0))\n        didMutate(mutation)\n    " } ?? " didMutate(mutation) "
+        let modifyEnd =
+            keyPath.map { "\n        _observationDidSet(self, \($0))\n        didMutate(mutation)\n    " }
+            ?? " didMutate(mutation) "
         return [
             """
             @storageRestrictions(initializes: _\(raw: name))

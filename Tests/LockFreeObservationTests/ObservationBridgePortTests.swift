@@ -253,7 +253,8 @@ extension RegistrarTests {
             person.firstName = "old"
             let seen = Unchecked(EventLog())
             let target = Unchecked(person)
-            withObservationTracking({ _ = person.firstName }, onChange: { seen.value.events.append(target.value.firstName) })
+            withObservationTracking(
+                { _ = person.firstName }, onChange: { seen.value.events.append(target.value.firstName) })
             person.firstName = "new"
             #expect(seen.value.events == ["old"])
         }

@@ -102,7 +102,8 @@ extension RegistrarTests {
             let model = BridgedPair()
             let log = Unchecked(EventLog())
             let shared = Unchecked(model)
-            withObservationTracking({ _ = model.a }, onChange: { log.value.events.append("observation \(shared.value.a)") })
+            withObservationTracking(
+                { _ = model.a }, onChange: { log.value.events.append("observation \(shared.value.a)") })
             withTracking({ _ = model.a }, onChange: { log.value.events.append("ours \(shared.value.a)") })
             model.a = 5
             #expect(log.value.events == ["ours 0", "observation 0"])

@@ -10,7 +10,9 @@ func bindable<Model: Observable & AnyObject>(_ model: Model) -> Model { model }
 /// `.environment(_:)` and `@Environment(Model.self)`: objects stored, found again by type.
 struct Environment {
     var objects: [ObjectIdentifier: AnyObject] = [:]
-    mutating func insert<Model: Observable & AnyObject>(_ model: Model) { objects[ObjectIdentifier(Model.self)] = model }
+    mutating func insert<Model: Observable & AnyObject>(_ model: Model) {
+        objects[ObjectIdentifier(Model.self)] = model
+    }
     func callAsFunction<Model: Observable & AnyObject>(_: Model.Type) -> Model? {
         objects[ObjectIdentifier(Model.self)] as? Model
     }
