@@ -426,6 +426,8 @@ enum GlobalSettings {
     nonisolated(unsafe) static let locked = Locked.Settings()
     nonisolated(unsafe) static let apple = Apple.Settings()
     nonisolated(unsafe) static let naive = Naive.Settings()
+    nonisolated(unsafe) static let bridged = Bridged.Settings()
+    nonisolated(unsafe) static let bridgedScopes = BridgedScopes.Settings()
 
     static func shared<C: Contender>(_: C.Type) -> C.Settings {
         switch C.name {
@@ -433,6 +435,8 @@ enum GlobalSettings {
         case "locked": locked as! C.Settings
         case "apple": apple as! C.Settings
         case "naive": naive as! C.Settings
+        case "bridged": bridged as! C.Settings
+        case "bridged-scopes": bridgedScopes as! C.Settings
         default: fatalError("no global settings for \(C.name)")
         }
     }

@@ -128,6 +128,21 @@ public enum BridgedStream: StreamContender {
     }
 }
 
+/// `TrackedValues` over `bridged`'s cell: a bridged model's stream of this registrar.
+public enum BridgedScopesStream: StreamContender {
+    public static let name = BridgedScopes.name
+    public static func makeModel() -> Bridged.Cell { Bridged.Cell(0) }
+    public static func write(_ value: Double, to model: Bridged.Cell) { model.value = value }
+    public static func values(of model: Bridged.Cell, isolation: isolated (any Actor)?) -> TrackedValues<Double, Never>
+    {
+        let model = UncheckedSendable(model)
+        return TrackedValues {
+            _ = isolation  // captured: the closure is isolated to it
+            return model.value.value
+        }
+    }
+}
+
 public enum NaiveStream: StreamContender {
     public static let name = Naive.name
     public static func makeModel() -> Naive.PublishedCell { Naive.PublishedCell(0) }
@@ -219,6 +234,7 @@ public enum StreamContenders {
             visitor.visit(AppleStream.self),
             visitor.visit(NaiveStream.self),
             visitor.visit(BridgedStream.self),
+            visitor.visit(BridgedScopesStream.self),
         ]
     }
 }
