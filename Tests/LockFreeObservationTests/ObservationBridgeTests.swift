@@ -214,9 +214,14 @@ extension RegistrarTests {
             #expect(await theirsIterator.next() == 7)
         }
 
-        /// Writers on another thread, observers of both systems re-arming on this one: after the
-        /// writer stops, every observation armed on a value that is not the last was told
-        /// (value-based oracle: what the observation read, against the value at the end).
+        /// Writers on another thread, observers of both systems re-arming on this one, checked by
+        /// value once the writer stops. This registrar's: every scope that read a value other than
+        /// the last was told (promise 2: a write between the read and the end of `withTracking`
+        /// included). Observation's: every tracking followed by writes after it was installed was
+        /// told; a write between the read and the end of the apply is Observation's own window,
+        /// lost with `@Observable` too, so the oracle is the value read just after the tracking
+        /// returned, with two writes of margin (a write whose `willSet` came before the install
+        /// may store after that read).
         @Test func writersOnAnotherThreadLoseNoChangeForEitherSystem() {
             let cell = BridgedAtomicCell()
             let writes = 20_000
@@ -238,11 +243,12 @@ extension RegistrarTests {
                 var seenObservation = 0
                 withTracking({ seenOurs = cell.value }, onChange: { ours.bump() })
                 withObservationTracking({ seenObservation = cell.value }, onChange: { observation.bump() })
+                let installed = cell.value
                 rounds += 1
                 if done {
                     // No write after this: a stale read must have been told already.
                     if seenOurs != writes && ours.value == 0 { missedOurs += 1 }
-                    if seenObservation != writes && observation.value == 0 { missedObservation += 1 }
+                    #expect(seenObservation == writes)
                     break
                 }
                 // Wait for the next write to tell both, or for the writer to end.
@@ -254,7 +260,7 @@ extension RegistrarTests {
                 }
                 if finished.load(ordering: .acquiring) {
                     if seenOurs != writes && ours.value == 0 { missedOurs += 1 }
-                    if seenObservation != writes && observation.value == 0 { missedObservation += 1 }
+                    if writes - installed >= 2 && observation.value == 0 { missedObservation += 1 }
                 }
             }
             #expect(missedOurs == 0)
