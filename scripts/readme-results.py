@@ -4,20 +4,21 @@
 Reads the run's results.json (summaries, as `bench` writes them) and writes:
   - README.md, between <!-- results:begin --> and <!-- results:end -->: where and when the run was
     measured, and the headline table;
-  - README.md, between <!-- bridge:begin --> and <!-- bridge:end -->: what bridging to Observation
-    costs, by family (bridged / apple and bridged-scopes / lockfree);
+  - Documentation/Design.md, between <!-- bridge:begin --> and <!-- bridge:end -->: what bridging
+    to Observation costs, by family (bridged / apple and bridged-scopes / lockfree);
   - Documentation/Ablation.md, between <!-- ablation:begin --> and <!-- ablation:end -->: the
     ablation by family (apple / locked / lockfree, geometric means of p50 ratios).
 Nothing else in either file is touched; run it after re-measuring the reference run.
 
-Usage: scripts/readme-results.py [RESULTS_FOLDER] [README] [ABLATION_DOC]
-       (defaults: results/reference README.md Documentation/Ablation.md)
+Usage: scripts/readme-results.py [RESULTS_FOLDER] [README] [ABLATION_DOC] [DESIGN_DOC]
+       (defaults: results/reference README.md Documentation/Ablation.md Documentation/Design.md)
 """
 import json, math, re, sys
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/reference"
 readme_path = sys.argv[2] if len(sys.argv) > 2 else "README.md"
 ablation_path = sys.argv[3] if len(sys.argv) > 3 else "Documentation/Ablation.md"
+design_path = sys.argv[4] if len(sys.argv) > 4 else "Documentation/Design.md"
 
 run = json.load(open(f"{folder}/results.json"))
 meta = run["metadata"]
@@ -199,6 +200,6 @@ def replace_block(path, name, lines):
 
 
 replace_block(readme_path, "results", headline())
-replace_block(readme_path, "bridge", bridge())
+replace_block(design_path, "bridge", bridge())
 replace_block(ablation_path, "ablation", ablation())
-print(f"readme-results: {readme_path} and {ablation_path} from {folder}/results.json")
+print(f"readme-results: {readme_path}, {ablation_path} and {design_path} from {folder}/results.json")
