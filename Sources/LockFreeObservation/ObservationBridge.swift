@@ -92,7 +92,7 @@ public struct ObservationBridgeStorage: ~Copyable, @unchecked Sendable {
 
     /// The registrar, made now if it was not: by compare-and-swap, so that racing first reads agree
     /// on one.
-    @usableFromInline @inline(never)
+    @inline(never)
     func made() -> RegistrarBox {
         if let box = existing() { return box }
         let box = Unmanaged.passRetained(RegistrarBox())
