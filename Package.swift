@@ -106,7 +106,9 @@ let package = Package(
         ? [.package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0")] : [],
     targets: [
         // The registrar.
-        .target(name: "CTrackingSupport"),
+        // `dlopen` and `dlinfo` (the Observation bridge) are in libdl before glibc 2.34 (an empty
+        // library after).
+        .target(name: "CTrackingSupport", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux, .android]))]),
         macroTarget,
         .target(
             name: "LockFreeObservation", dependencies: ["CTrackingSupport", "LockFreeObservationMacros"],

@@ -5,20 +5,29 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#if defined(__linux__)
+// The direct read needs glibc's `dlinfo(…, RTLD_DI_TLS_DATA, …)` (glibc 2.4 and later; an enum
+// constant, which the preprocessor cannot see): musl (the static Linux SDK) has no
+// RTLD_DI_TLS_DATA and Android's libc no `dlinfo`. Elsewhere no block is found, and every bridged
+// read goes to Observation's registrar.
+#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 4))
+#define TRACKING_OBSERVATION_DIRECT_READ 1
 #include <dlfcn.h>
 #endif
 
 _Thread_local void *const *tracking_observation_word __attribute__((tls_model("initial-exec"))) = NULL;
 
+// Its own address: non-null, and where it is for the life of the process.
 void *const tracking_observation_always = (void *)&tracking_observation_always;
 
-#if defined(__linux__)
+void *const *tracking_observation_always_address(void) { return &tracking_observation_always; }
+
+#if defined(TRACKING_OBSERVATION_DIRECT_READ)
 static void *observation_library;
 static pthread_once_t observation_library_once = PTHREAD_ONCE_INIT;
 
 // The library is already loaded where a model conforms to `Observable`: RTLD_NOLOAD finds it and
-// loads nothing. The handle is kept (its count keeps the library where it is).
+// loads nothing. The handle is kept (its count keeps the library where it is). In a binary linked
+// with the standard library statically there is no such library: no block is found.
 // With LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL set, it is not looked for.
 static void find_observation_library(void) {
     if (getenv("LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL")) return;
@@ -34,6 +43,10 @@ void *const *tracking_observation_block(void) {
     if (dlinfo(observation_library, RTLD_DI_TLS_DATA, &block) != 0) return NULL;
     return (void *const *)block;
 }
+
+_Bool tracking_observation_block_is_supported(void) { return 1; }
 #else
 void *const *tracking_observation_block(void) { return NULL; }
+
+_Bool tracking_observation_block_is_supported(void) { return 0; }
 #endif

@@ -65,6 +65,22 @@ public struct ObservationBridgeStorage: ~Copyable, @unchecked Sendable {
         subject._observationBridge.made().access(subject, keyPath())
     }
 
+    /// A write Observation's registrar of `subject` is told of (its `withMutation`: `willSet`, the
+    /// mutation, `didSet`), with one key path: called where the object has a registrar (`isMade`).
+    /// Never inlined, so that the setter's fast path stays small; `@inlinable`, so that it is
+    /// specialised for the model where the setter is compiled.
+    @inlinable @inline(never)
+    static func withMutation<Subject: TrackedObservable, Member>(
+        _ subject: Subject, _ keyPath: () -> KeyPath<Subject, Member>, _ mutation: () -> Void
+    ) {
+        subject._observationBridge.existing().unsafelyUnwrapped.registrar.withMutation(
+            of: subject, keyPath: keyPath(), mutation)
+    }
+
+    /// Whether the object has a registrar of Observation's: Observation tracked a read of it.
+    @inlinable @inline(__always)
+    var isMade: Bool { registrar.load(ordering: .acquiring) != 0 }
+
     /// Observation's `willSet`, if Observation ever tracked the object.
     @inlinable @inline(__always)
     public func willSet<Subject: Observable, Member>(
@@ -110,7 +126,7 @@ public struct ObservationBridgeStorage: ~Copyable, @unchecked Sendable {
     /// accessor that held one inline would fetch its type metadata and size a stack slot for it on
     /// every call, the fast path's too.
     @usableFromInline final class RegistrarBox: Sendable {
-        let registrar = ObservationRegistrar()
+        @usableFromInline let registrar = ObservationRegistrar()
         init() {}
 
         func access<Subject: Observable, Member>(_ subject: Subject, _ keyPath: KeyPath<Subject, Member>) {
@@ -154,7 +170,7 @@ public enum ObservationBridge {
     @usableFromInline @inline(never) @_effects(releasenone)
     static func resolveThread() -> Bool {
         guard directRead else {
-            tracking_observation_word = withUnsafePointer(to: tracking_observation_always) { $0 }
+            tracking_observation_word = tracking_observation_always_address()
             return true
         }
         // A thread with no block of Observation's yet has never run a tracking: none runs now.
@@ -163,25 +179,66 @@ public enum ObservationBridge {
         return block.pointee != nil
     }
 
-    /// Checked once per process, on the thread that first reads a bridged model: the word that
-    /// `tracking_observation_block` finds is null before a `withObservationTracking`, non-null
-    /// (and different) inside its apply, and as it was after. Inside another tracking (a first read
-    /// from a SwiftUI body) the same holds: a nested tracking sets its own list and restores the
-    /// enclosing one's. With `LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL=1` in the environment, `tracking_observation_block` finds no
-    /// block and the check fails: every bridged read goes to Observation.
-    static let directRead: Bool = {
-        let before = tracking_observation_block()?.pointee
-        var inside: UnsafeMutableRawPointer?
-        var found = false
+    /// The word the calling thread reads for ``isTracking`` once resolved (`nil` before its first
+    /// bridged read): Observation's thread-local, or `tracking_observation_always_address()`.
+    static var resolvedWord: UnsafePointer<UnsafeMutableRawPointer?>? { tracking_observation_word }
+
+    /// Checked once per process, on the thread that first reads a bridged model, before the bridge
+    /// trusts the first word of Observation's thread-local block (`tracking_observation_block`):
+    ///
+    /// 1. The word is the same before and after a `withObservationTracking`, and non-null and
+    ///    different inside its apply. Inside another tracking (a first read from a SwiftUI body)
+    ///    the same holds: a nested tracking sets its own list and restores the enclosing one's.
+    /// 2. A second tracking, on a registrar of its own (`BridgeProbe`), records a read through that
+    ///    word alone, found before the tracking began: `access` is called only if the word is
+    ///    non-null inside the apply, and `onChange` must then run at the probe's `willSet`. This
+    ///    shows that the word is what a tracking's `access` needs to be told, not only a word that
+    ///    changes while one runs.
+    ///
+    /// Where the C library cannot find the block (not glibc, the standard library linked
+    /// statically, `LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL=1` in the environment), or either part
+    /// fails, every bridged read goes to Observation's registrar.
+    static let directRead: Bool =
+        tracking_observation_block_is_supported() && observationTrackingIsReadable(through: tracking_observation_block)
+
+    /// The check above, on the word that `findBlock` finds (a parameter, so that tests can hand it
+    /// words that are not Observation's and see it fail).
+    static func observationTrackingIsReadable(
+        through findBlock: () -> UnsafePointer<UnsafeMutableRawPointer?>?
+    ) -> Bool {
+        let before = findBlock()?.pointee
+        let inside = ProbeResult()
         withObservationTracking(
             {
-                guard let block = tracking_observation_block() else { return }
-                found = true
-                inside = block.pointee
+                guard let block = findBlock() else { return }
+                inside.word = block.pointee
             }, onChange: {})
-        let after = tracking_observation_block()?.pointee
-        return found && inside != nil && inside != before && after == before
-    }()
+        let after = findBlock()?.pointee
+        guard let word = inside.word, word != before, after == before else { return false }
+        // The block exists now (made at the thread's first tracking): the word, found outside.
+        guard let block = findBlock() else { return false }
+        let probe = BridgeProbe()
+        let told = ProbeResult()
+        withObservationTracking(
+            { if block.pointee != nil { probe.registrar.access(probe, keyPath: \.value) } },
+            onChange: { told.told = true })
+        guard block.pointee == before else { return false }
+        probe.registrar.willSet(probe, keyPath: \.value)
+        probe.registrar.didSet(probe, keyPath: \.value)
+        return told.told
+    }
+
+    /// What the check saw, in a box its closures share (they run on the checking thread).
+    private final class ProbeResult: @unchecked Sendable {
+        var word: UnsafeMutableRawPointer?
+        var told = false
+    }
+
+    /// A throwaway model with a registrar of its own, for the check.
+    private final class BridgeProbe: Observable, @unchecked Sendable {
+        let registrar = ObservationRegistrar()
+        var value = 0
+    }
 }
 
 // Chosen by overload resolution where ``TrackedModel()`` generates a subclass's accessors, which
@@ -203,6 +260,54 @@ public func _observationAccess<Subject: TrackedObservable, Member>(
     // The key path is made out of line: made and released here, it would make the getter retain
     // the object it reads around this call, the fast path too.
     if ObservationBridge.isTracking { ObservationBridgeStorage.recordAccess(subject, keyPath) }
+}
+
+/// Observation's side of a recorded read through a model's own function (`record`), for a getter
+/// that cannot name its key path inline (an `@inlinable` getter whose setter is not: the key path
+/// of a property names its setter), for a model that is not bridged: nothing. Not for direct use.
+@inlinable @inline(__always)
+public func _observationAccess<Subject: AnyObject>(_ subject: Subject, recordedBy record: (Subject) -> Void) {}
+
+/// The same for a bridged model: `record` runs while Observation's tracking runs on the thread.
+@inlinable @inline(__always)
+public func _observationAccess<Subject: TrackedObservable>(_ subject: Subject, recordedBy record: (Subject) -> Void) {
+    if ObservationBridge.isTracking { record(subject) }
+}
+
+/// What a `recordedBy` function does, where it is not inlined: for a model that is not bridged,
+/// nothing. Not for direct use.
+@inlinable @inline(__always)
+public func _observationRecordAccess<Subject: AnyObject, Member>(
+    _ subject: Subject, _ keyPath: @autoclosure () -> KeyPath<Subject, Member>
+) {}
+
+/// For a bridged model: the read recorded in the object's Observation registrar.
+@inlinable @inline(__always)
+public func _observationRecordAccess<Subject: TrackedObservable, Member>(
+    _ subject: Subject, _ keyPath: @autoclosure () -> KeyPath<Subject, Member>
+) {
+    ObservationBridgeStorage.recordAccess(subject, keyPath)
+}
+
+/// Observation's side of a setter's write for a model that is not bridged: the mutation alone.
+/// Not for direct use.
+@inlinable @inline(__always)
+public func _observationMutation<Subject: AnyObject, Member>(
+    _ subject: Subject, _ keyPath: @autoclosure () -> KeyPath<Subject, Member>, _ mutation: () -> Void
+) { mutation() }
+
+/// A bridged model's write, as `@Observable`'s setter makes it: where Observation ever tracked the
+/// object, its registrar's `withMutation` with one key path (`willSet`, the mutation, `didSet`);
+/// otherwise the mutation alone.
+@inlinable @inline(__always)
+public func _observationMutation<Subject: TrackedObservable, Member>(
+    _ subject: Subject, _ keyPath: @autoclosure () -> KeyPath<Subject, Member>, _ mutation: () -> Void
+) {
+    if subject._observationBridge.isMade {
+        ObservationBridgeStorage.withMutation(subject, keyPath, mutation)
+    } else {
+        mutation()
+    }
 }
 
 /// Observation's side of a write's start for a model that is not bridged: nothing.

@@ -60,7 +60,7 @@ public macro Untracked() = #externalMacro(module: "LockFreeObservationMacros", t
 ///
 /// - Parameter index: The property's index, unique in the class hierarchy.
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
-@attached(peer, names: prefixed(_))
+@attached(peer, names: prefixed(_), prefixed(_observationAccess_))
 public macro _TrackedProperty(_ index: Int) =
     #externalMacro(module: "LockFreeObservationMacros", type: "TrackedPropertyMacro")
 
@@ -74,7 +74,7 @@ public macro _TrackedProperty(_ index: Int) =
 ///   - model: The name of the class that declares the property, the root of its key path (a
 ///     name, not a type: the type is still being checked where the attribute is).
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
-@attached(peer, names: prefixed(_))
+@attached(peer, names: prefixed(_), prefixed(_observationAccess_))
 public macro _TrackedProperty(_ index: Int, _ model: String) =
     #externalMacro(module: "LockFreeObservationMacros", type: "TrackedPropertyMacro")
 

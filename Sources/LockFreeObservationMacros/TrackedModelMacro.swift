@@ -103,8 +103,16 @@ struct Model {
         name = model.name.text
         let conformances: [InheritedTypeSyntax] =
             model.inheritanceClause.map { Array($0.inheritedTypes.dropFirst()) } ?? []
-        isBridged = conformances.contains {
+        let bridging = conformances.first {
             ["TrackedObservable", "LockFreeObservation.TrackedObservable"].contains($0.type.trimmedDescription)
+        }
+        // Only a hierarchy's root model lists `TrackedObservable`: the accessors of a superclass
+        // that is not bridged would never tell Observation of its properties, and a bridged one's
+        // subclasses inherit the conformance (and its storage).
+        let isRoot = Self.registrarBases.contains(superclass)
+        isBridged = bridging != nil && isRoot
+        if node != nil, let bridging, !isRoot, let list = model.inheritanceClause?.inheritedTypes {
+            context.diagnose(Self.bridgedSubclass(bridging, in: list, superclass: superclass))
         }
         if node != nil {
             for conformance in conformances
@@ -178,6 +186,24 @@ struct Model {
             ])
     }
 
+    /// The error for a subclass that lists `TrackedObservable`, with a fix-it that removes it here.
+    static func bridgedSubclass(
+        _ conformance: InheritedTypeSyntax, in list: InheritedTypeListSyntax, superclass: String
+    ) -> Diagnostic {
+        var kept = Array(list.filter { $0.id != conformance.id })
+        if let last = kept.indices.last {
+            kept[last] = kept[last].with(\.trailingComma, nil).with(
+                \.trailingTrivia, list.last?.trailingTrivia ?? [])
+        }
+        return Diagnostic(
+            node: Syntax(conformance.type), message: ModelDiagnostic.bridgedSubclass(superclass),
+            fixIts: [
+                FixIt(
+                    message: ModelFixIt.removeTrackedObservable,
+                    changes: [.replace(oldNode: Syntax(list), newNode: Syntax(InheritedTypeListSyntax(kept)))])
+            ])
+    }
+
     static func kind(of declaration: some DeclGroupSyntax) -> String {
         if declaration.is(StructDeclSyntax.self) { return "a struct" }
         if declaration.is(EnumDeclSyntax.self) { return "an enum" }
@@ -194,6 +220,7 @@ enum ModelDiagnostic: DiagnosticMessage {
     case severalBindings([String])
     case tuplePattern([String])
     case plainObservable
+    case bridgedSubclass(String)
 
     var message: String {
         switch self {
@@ -210,6 +237,10 @@ enum ModelDiagnostic: DiagnosticMessage {
         case .plainObservable:
             "a @TrackedModel class that Observation may observe conforms to TrackedObservable, "
                 + "which refines Observable: with Observable alone, Observation would never be told of a change"
+        case .bridgedSubclass(let superclass):
+            "TrackedObservable is listed on the root model of a hierarchy, not on a subclass: a subclass of a "
+                + "bridged model is bridged already, and Observation would never be told of the properties of "
+                + "a model that is not; list TrackedObservable on '\(superclass)' (or the model it subclasses) instead"
         }
     }
     var diagnosticID: MessageID {
@@ -219,6 +250,7 @@ enum ModelDiagnostic: DiagnosticMessage {
         case .severalBindings: MessageID(domain: "LockFreeObservation", id: "severalBindings")
         case .tuplePattern: MessageID(domain: "LockFreeObservation", id: "tuplePattern")
         case .plainObservable: MessageID(domain: "LockFreeObservation", id: "plainObservable")
+        case .bridgedSubclass: MessageID(domain: "LockFreeObservation", id: "bridgedSubclass")
         }
     }
     var severity: DiagnosticSeverity { .error }
@@ -227,15 +259,18 @@ enum ModelDiagnostic: DiagnosticMessage {
 enum ModelFixIt: FixItMessage {
     case declareEachAlone
     case listTrackedObservable
+    case removeTrackedObservable
 
     var message: String {
         switch self {
         case .declareEachAlone: "declare each property in a 'var' of its own"
         case .listTrackedObservable: "conform to TrackedObservable"
+        case .removeTrackedObservable: "remove TrackedObservable here, and bridge the hierarchy's root model"
         }
     }
     var fixItID: MessageID {
         switch self {
+        case .removeTrackedObservable: MessageID(domain: "LockFreeObservation", id: "removeTrackedObservable")
         case .declareEachAlone: MessageID(domain: "LockFreeObservation", id: "declareEachAlone")
         case .listTrackedObservable: MessageID(domain: "LockFreeObservation", id: "listTrackedObservable")
         }
@@ -268,7 +303,12 @@ extension VariableDeclSyntax {
         guard modifiers.isDisjoint(with: ["static", "class", "lazy"]) else { return false }
         for attribute in attributes {
             let attributeName = attribute.as(AttributeSyntax.self)?.attributeName.trimmedDescription
-            if attributeName == "Untracked" || attributeName == "_TrackedProperty" { return false }
+            // `@ObservationIgnored` means `@Untracked`: a model ported from `@Observable` keeps it.
+            if ["Untracked", "_TrackedProperty", "ObservationIgnored", "Observation.ObservationIgnored"].contains(
+                attributeName)
+            {
+                return false
+            }
         }
         return bindings.allSatisfy { binding in
             // Computed: a getter (or a body with no accessor keyword).

@@ -31,16 +31,21 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         let inlinableGetter = access.getterIsExported ? "@inlinable " : ""
         let inlinableSetter = access.setterIsExported ? "@inlinable " : ""
         // Observation's side, where the model may be bridged (`_observationAccess`,
-        // `_observationWillSet`, `_observationDidSet`), with the key path `\Model.name`, as
-        // `@Observable`'s. Where the getter is inlinable and the setter is not (`public
-        // private(set)`), that key path would name the private setter from inlinable code, so
-        // every accessor names the storage instead (`\Model._name`, `@usableFromInline`).
+        // `_observationMutation`, `_observationWillSet`, `_observationDidSet`), with the key path
+        // `\Model.name`, as `@Observable`'s. An `@inlinable` getter whose setter is not (`public
+        // private(set)`) cannot name that key path (it names the setter): it records the read
+        // through a function of the model's that is not inlined (`_observationAccess_name`).
         let model = arguments.dropFirst().first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-        let keyPathName = access.getterIsExported && !access.setterIsExported ? "_" + name : name
-        let keyPath = model.map { "\\\($0).\(keyPathName)" }
-        let observationAccess = keyPath.map { "\n    _observationAccess(self, \($0))" } ?? ""
+        let keyPath = model.map { "\\\($0).\(name)" }
+        let observationAccess: String
+        if let model, access.getterIsExported && !access.setterIsExported {
+            observationAccess =
+                "\n    _observationAccess(self, recordedBy: { \(model).\(Self.accessRecorderPrefix)\(name)($0) })"
+        } else {
+            observationAccess = keyPath.map { "\n    _observationAccess(self, \($0))" } ?? ""
+        }
+        let store = keyPath.map { "\n    _observationMutation(self, \($0)) { _\(name) = newValue }" } ?? "\n    _\(name) = newValue"
         let observationWillSet = keyPath.map { "\n    _observationWillSet(self, \($0))" } ?? ""
-        let observationDidSet = keyPath.map { "\n    _observationDidSet(self, \($0))" } ?? ""
         let modifyEnd =
             keyPath.map { "\n        _observationDidSet(self, \($0))\n        didMutate(mutation)\n    " }
             ?? " didMutate(mutation) "
@@ -63,8 +68,7 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
                     _\(raw: name) = newValue
                     return
                 }
-                let mutation = willMutate(\(raw: index))\(raw: observationWillSet)
-                _\(raw: name) = newValue\(raw: observationDidSet)
+                let mutation = willMutate(\(raw: index))\(raw: store)
                 didMutate(mutation)
             }
             """,
@@ -103,8 +107,26 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
             DeclModifierSyntax(name: .keyword(exported ? .internal : .private, trailingTrivia: .space)),
             at: storage.modifiers.startIndex)
         storage.bindingSpecifier = storage.bindingSpecifier.with(\.leadingTrivia, [])
-        return [DeclSyntax(storage.with(\.leadingTrivia, []))]
+        var peers = [DeclSyntax(storage.with(\.leadingTrivia, []))]
+        // The read Observation is told of, for a getter that cannot name its key path (above).
+        let arguments = node.arguments?.as(LabeledExprListSyntax.self).map(Array.init) ?? []
+        if let model = arguments.dropFirst().first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue,
+            property.declaredAccess.getterIsExported, !property.declaredAccess.setterIsExported
+        {
+            peers.append(
+                """
+                /// Tells Observation of a read of `\(raw: name)` (`\\\(raw: model).\(raw: name)`), where it tracks.
+                @usableFromInline static func \(raw: accessRecorderPrefix)\(raw: name)(_ subject: \(raw: model)) {
+                    _observationRecordAccess(subject, \\\(raw: model).\(raw: name))
+                }
+                """)
+        }
+        return peers
     }
+
+    /// The prefix of the function through which an `@inlinable` getter whose setter is not tells
+    /// Observation of a read (`TrackedModel.swift` declares the names).
+    static let accessRecorderPrefix = "_observationAccess_"
 }
 
 extension VariableDeclSyntax {

@@ -11,6 +11,12 @@ let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appen
     .standardizedFileURL
 let library = Target.Dependency.product(name: "LockFreeObservation", package: checkout.lastPathComponent)
 
+/// Models that must not compile (`Refused/`), with `ADOPTER_REFUSED=1` only: scripts/test.sh builds
+/// them and expects `@TrackedModel`'s error.
+let refused: [Target] =
+    ProcessInfo.processInfo.environment["ADOPTER_REFUSED"] == "1"
+    ? [.target(name: "RefusedModels", dependencies: ["AdopterModels", library], path: "Refused")] : []
+
 let package = Package(
     name: "Adopter",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -20,6 +26,10 @@ let package = Package(
         // Streams consumed on a real main actor (the process's main thread), as an app's are.
         .executableTarget(name: "adopter-streams", dependencies: ["AdopterModels", library]),
         .testTarget(name: "AdopterTests", dependencies: ["AdopterModels", library]),
-    ],
+        // Observation's own tracking of bridged models, as an app sees it: built and run in every
+        // configuration an app ships (debug, release, release with every read forwarded, a
+        // statically linked standard library) by scripts/test.sh.
+        .executableTarget(name: "bridge-check", dependencies: ["AdopterModels", library]),
+    ] + refused,
     swiftLanguageModes: [.v6]
 )

@@ -94,9 +94,9 @@ import Testing
                                 return
                             }
                             let mutation = willMutate(Entity._trackedPropertyEnd &+ 0)
-                            _observationWillSet(self, \\Person.friend)
-                            _friend = newValue
-                            _observationDidSet(self, \\Person.friend)
+                            _observationMutation(self, \\Person.friend) {
+                                _friend = newValue
+                            }
                             didMutate(mutation)
                         }
                         @inlinable _modify {
@@ -137,9 +137,9 @@ import Testing
                                 return
                             }
                             let mutation = willMutate(Entity._trackedPropertyEnd &+ 1)
-                            _observationWillSet(self, \\Person.rating)
-                            _rating = newValue
-                            _observationDidSet(self, \\Person.rating)
+                            _observationMutation(self, \\Person.rating) {
+                                _rating = newValue
+                            }
                             didMutate(mutation)
                         }
 
@@ -259,8 +259,10 @@ import Testing
     }
 
     /// A model that conforms to `TrackedObservable`: accessors that tell Observation too (each a
-    /// no-op where the class is not bridged, chosen by overload), with the class as the key paths'
-    /// root, and the bridge's storage, as public as the class.
+    /// no-op where the class is not bridged, chosen by overload), with the key path `\Book.title`
+    /// as `@Observable`'s (the `@inlinable` getter of a `private(set)` property, which cannot name
+    /// it, through a function of the model's that is not inlined), a setter that makes it once, and
+    /// the bridge's storage, as public as the class.
     @Test func aBridgedModel() {
         let (source, diagnostics) = expand(
             """
@@ -279,7 +281,9 @@ import Testing
                         }
                         @inlinable get {
                             trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
-                            _observationAccess(self, \Book._title)
+                            _observationAccess(self, recordedBy: {
+                                    Book._observationAccess_title($0)
+                                })
                             return _title
                         }
                         @inline(__always) set {
@@ -288,18 +292,20 @@ import Testing
                                 return
                             }
                             let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
-                            _observationWillSet(self, \Book._title)
-                            _title = newValue
-                            _observationDidSet(self, \Book._title)
+                            _observationMutation(self, \Book.title) {
+                                _title = newValue
+                            }
                             didMutate(mutation)
                         }
                         _modify {
                             trackAccess(TrackedObject._trackedPropertyEnd &+ 0)
-                            _observationAccess(self, \Book._title)
+                            _observationAccess(self, recordedBy: {
+                                    Book._observationAccess_title($0)
+                                })
                             let mutation = willMutate(TrackedObject._trackedPropertyEnd &+ 0)
-                            _observationWillSet(self, \Book._title)
+                            _observationWillSet(self, \Book.title)
                             defer {
-                                _observationDidSet(self, \Book._title)
+                                _observationDidSet(self, \Book.title)
                                 didMutate(mutation)
                             }
                             yield &_title
@@ -307,6 +313,11 @@ import Testing
                     }
 
                     @usableFromInline internal var _title = ""
+
+                    /// Tells Observation of a read of `title` (`\Book.title`), where it tracks.
+                    @usableFromInline static func _observationAccess_title(_ subject: Book) {
+                        _observationRecordAccess(subject, \Book.title)
+                    }
 
                     /// The properties of this class and its superclasses tracked by `@TrackedModel`: this
                     /// class's take the indices from its superclass's end to this.
@@ -340,6 +351,51 @@ import Testing
                     var title = ""
                 }
                 """)
+    }
+
+    /// Only a hierarchy's root model lists `TrackedObservable`: on a subclass of a model that is
+    /// not bridged, Observation would never be told of the inherited properties; on a subclass of
+    /// a bridged one, it is inherited already. Either way an error, with a fix-it that removes it.
+    @Test(arguments: [
+        ("PlainBase, TrackedObservable", "PlainBase"),
+        ("PlainBase, TrackedObservable, Codable", "PlainBase, Codable"),
+        ("BridgedBase, LockFreeObservation.TrackedObservable", "BridgedBase"),
+    ])
+    func aSubclassListingTrackedObservableIsAnErrorWithAFixIt(_ inheritance: String, _ fixed: String) {
+        let source = """
+            @TrackedModel final class Sub: \(inheritance) {
+                var age = 0
+            }
+            """
+        let (expanded, diagnostics) = expand(source)
+        let superclass = inheritance.prefix { $0 != "," }
+        #expect(
+            diagnostics == [
+                "TrackedObservable is listed on the root model of a hierarchy, not on a subclass: a subclass of a bridged model is bridged already, and Observation would never be told of the properties of a model that is not; list TrackedObservable on '\(superclass)' (or the model it subclasses) instead"
+            ])
+        #expect(!expanded.contains("_observationBridge"))
+        #expect(
+            applyingFixIts(source) == """
+                @TrackedModel final class Sub: \(fixed) {
+                    var age = 0
+                }
+                """)
+    }
+
+    /// A model ported from `@Observable` keeps its `@ObservationIgnored`: it means `@Untracked`.
+    @Test func observationIgnoredMeansUntracked() {
+        let (source, diagnostics) = expand(
+            """
+            @TrackedModel final class Book: TrackedObject, TrackedObservable {
+                @ObservationIgnored var cache = 0
+                var title = ""
+            }
+            """)
+        #expect(diagnostics.isEmpty)
+        #expect(source.contains("@ObservationIgnored var cache = 0\n"))
+        #expect(!source.contains("_cache"))
+        #expect(source.contains("TrackedObject._trackedPropertyEnd &+ 1\n"))
+        #expect(source.contains("_observationMutation(self, \\Book.title)"))
     }
 
     @Test func aTuplePatternIsAnError() {

@@ -1,3 +1,4 @@
+import CTrackingSupport
 import Foundation
 import Observation
 import RegistrarTestSupport
@@ -62,6 +63,71 @@ extension RegistrarTests {
             withObservationTracking({ inside = ObservationBridge.isTracking }, onChange: {})
             #expect(inside)
             #expect(ObservationBridge.isTracking == off)
+        }
+
+        /// Where every read is forwarded, a thread reads a global that C hands out: its value is its
+        /// own address, for the life of the process (not a copy of it on some stack). Where the
+        /// direct read is trusted, the thread reads Observation's own block.
+        @Test func theWordEachThreadReadsIsAGlobalOrObservationsOwn() {
+            let always = tracking_observation_always_address()!
+            #expect(UnsafeRawPointer(always.pointee) == UnsafeRawPointer(always))
+            // On a thread of its own, so that its first bridged read resolves it now.
+            final class Seen: @unchecked Sendable {
+                // `@unchecked Sendable`: written by the thread before `done` is signalled.
+                var word: UnsafeRawPointer?
+                var block: UnsafeRawPointer?
+                var trackingOutside = false
+                let done = DispatchSemaphore(value: 0)
+            }
+            let seen = Seen()
+            let thread = Thread {
+                withObservationTracking({ _ = BridgedPair().a }, onChange: {})
+                // Stack churn between the resolution and the reads that follow it.
+                var churn = [Int](repeating: 7, count: 64)
+                churn.withUnsafeMutableBufferPointer { buffer in for i in buffer.indices { buffer[i] &+= i } }
+                seen.word = ObservationBridge.resolvedWord.map(UnsafeRawPointer.init)
+                seen.block = tracking_observation_block().map(UnsafeRawPointer.init)
+                seen.trackingOutside = ObservationBridge.isTracking
+                seen.done.signal()
+            }
+            thread.start()
+            seen.done.wait()
+            let (word, block, trackingOutside) = (seen.word, seen.block, seen.trackingOutside)
+            if ObservationBridge.readsTrackingDirectly {
+                #expect(word == block)
+                #expect(!trackingOutside)
+            } else {
+                #expect(word == UnsafeRawPointer(always))
+                #expect(trackingOutside)
+            }
+        }
+
+        /// The once-per-process check trusts a word only if a tracking recorded through that word
+        /// alone is told of a write: a word that is never set fails it, one always set fails it,
+        /// and one that changes in the first tracking but not in the second (a per-thread value of
+        /// a future runtime that is not the tracking's) fails it too.
+        @Test func theCheckTrustsOnlyAWordThatATrackingIsToldThrough() {
+            let off = ProcessInfo.processInfo.environment["LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL"] != nil
+            #expect(
+                ObservationBridge.observationTrackingIsReadable(through: tracking_observation_block)
+                    == (tracking_observation_block_is_supported() && !off))
+            let never = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
+            defer { never.deallocate() }
+            never.pointee = nil
+            #expect(!ObservationBridge.observationTrackingIsReadable(through: { UnsafePointer(never) }))
+            #expect(!ObservationBridge.observationTrackingIsReadable(through: { tracking_observation_always_address() }))
+            // Set while the first tracking runs (its second look), clear at every other look.
+            let scripted = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
+            defer { scripted.deallocate() }
+            scripted.pointee = nil
+            var looks = 0
+            #expect(
+                !ObservationBridge.observationTrackingIsReadable(through: {
+                    looks += 1
+                    scripted.pointee = looks == 2 ? UnsafeMutableRawPointer(scripted) : nil
+                    return UnsafePointer(scripted)
+                }))
+            #expect(looks == 4)
         }
 
         /// Until Observation tracks a read of it, a bridged model has no registrar of Observation's

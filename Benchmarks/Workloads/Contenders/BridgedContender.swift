@@ -64,9 +64,7 @@ public enum Bridged: Contender {
         public func setValue(_ value: Int, at index: Int) {
             if values[index] == value { return }
             let mutation = willMutate(index)
-            _observationWillSet(self, \Fields.values[index])
-            values[index] = value
-            _observationDidSet(self, \Fields.values[index])
+            _observationMutation(self, \Fields.values[index]) { values[index] = value }
             didMutate(mutation)
         }
     }

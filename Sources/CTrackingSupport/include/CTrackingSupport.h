@@ -260,11 +260,21 @@ void *tracking_grow_buffer(void *buffer, intptr_t *capacity, size_t element);
 extern _Thread_local void *const *tracking_observation_word __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's thread-local block of libswiftObservation (its first word is the
-/// tracking's), or NULL where the library or its block cannot be found (not Linux, not loaded).
+/// tracking's), or NULL where the library or its block cannot be found (not glibc, not loaded as a
+/// shared library, or turned off by `LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL`).
 void *const *tracking_observation_block(void);
 
 /// A word that is always non-null: what a thread reads when the bridge cannot read Observation's.
 extern void *const tracking_observation_always;
+
+/// The address of `tracking_observation_always`, handed out by C: a global's, the same in every
+/// build configuration (Swift's `withUnsafePointer(to:)` on an imported constant may give the
+/// address of a temporary copy).
+void *const *tracking_observation_always_address(void);
+
+/// Whether this C library can find Observation's thread-local block at all (glibc's `dlinfo` with
+/// `RTLD_DI_TLS_DATA`); where it cannot, every bridged read goes to Observation's registrar.
+_Bool tracking_observation_block_is_supported(void);
 
 /// The Swift runtime's own test (exported by libswiftCore): whether `object`'s deinit has begun.
 /// A read of such an object is not recorded (by either registrar): retaining it would resurrect it.

@@ -49,3 +49,24 @@ public final class BridgedCounter: BridgedState<Int> {
     public var rows: [String] = []
     public override init() { super.init() }
 }
+
+/// Models that hold other bridged models, as a screen's state holds its rows; a property ported
+/// from `@Observable` with its `@ObservationIgnored` kept.
+@TrackedModel public final class Catalog: TrackedObject, TrackedObservable {
+    public var featured: Shelf
+    public var shelves: [Shelf]
+    @ObservationIgnored public var lastOpened = 0
+
+    public init(featured: Shelf, shelves: [Shelf] = []) {
+        self.featured = featured
+        self.shelves = shelves
+        super.init()
+    }
+}
+
+/// A model that is not bridged, whose bridged subclass is refused at compile time
+/// (`Refused/BridgedSubclassOfAPlainModel.swift`, built by scripts/test.sh).
+@TrackedModel open class PlainBase: TrackedObject {
+    public var name = ""
+    public override init() { super.init() }
+}
