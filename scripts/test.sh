@@ -62,9 +62,45 @@ TRACKING_TESTS_ALONE=1 swift test --skip-build --scratch-path .build-tsan --sani
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \
     --filter 'LockFreeObservationTests|LockedObservationTests|RegistrarContractTests'
 swift build -c release "${traits[@]}" 2>&1 | scripts/no-warnings.sh
+# The registrars' and the bridge's tests again in a release build (an optimiser can break what a
+# debug build hides), with Observation's thread-local read directly and with every read forwarded.
+# `-enable-testing` for the tests' `@testable import`; a build folder of its own.
+release=(-c release -Xswiftc -enable-testing --scratch-path .build-release "${traits[@]}")
+swift build --build-tests "${release[@]}" 2>&1 | scripts/no-warnings.sh
+swift test --skip-build "${release[@]}" --filter 'LockFreeObservationTests|LockedObservationTests|RegistrarContractTests'
+LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL=1 swift test --skip-build "${release[@]}" --filter ObservationBridge
 (
     cd Tests/Adopter
     swift build --build-tests 2>&1 | ../../scripts/no-warnings.sh
     swift test --skip-build
     "$(swift build --show-bin-path)/adopter-streams" 20
+    # Observation's own tracking of the adopter's bridged models, in each configuration an app
+    # ships: debug, release (the thread-local read directly), release forwarding every read (the
+    # only mode on Apple platforms), and release linked with the standard library statically (no
+    # libswiftObservation.so to find: forwarding), where the toolchain ships one.
+    "$(swift build --show-bin-path)/bridge-check" 50 | tee /dev/stderr | tail -n 1 | grep -q 'read directly'
+    swift build -c release --build-tests -Xswiftc -enable-testing 2>&1 | ../../scripts/no-warnings.sh
+    swift test --skip-build -c release -Xswiftc -enable-testing
+    release_bin=$(swift build -c release -Xswiftc -enable-testing --show-bin-path)
+    "$release_bin/bridge-check" 50 | tee /dev/stderr | tail -n 1 | grep -q 'read directly'
+    LOCKFREE_OBSERVATION_BRIDGE_FORWARD_ALL=1 "$release_bin/bridge-check" 50 | tee /dev/stderr | tail -n 1 \
+        | grep -q 'every read forwarded'
+    toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")
+    if [ -f "$toolchain/lib/swift_static/linux/libswiftObservation.a" ]; then
+        swift build -c release --static-swift-stdlib --product bridge-check --scratch-path .build-static 2>&1 \
+            | ../../scripts/no-warnings.sh
+        "$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)/bridge-check" 50
+    else
+        echo "test.sh: no static standard library in this toolchain; the static-stdlib bridge check is skipped" >&2
+    fi
+    # A bridged subclass of a model that is not bridged, from another module: refused with
+    # @TrackedModel's error (and its fix-it), never compiled into a model Observation misses.
+    refused_log=$(mktemp)
+    if ADOPTER_REFUSED=1 swift build --target RefusedModels --scratch-path .build-refused >"$refused_log" 2>&1; then
+        echo "test.sh: Refused/ compiled; a bridged subclass of a plain model must be an error" >&2
+        exit 1
+    fi
+    grep -q "TrackedObservable is listed on the root model of a hierarchy" "$refused_log" \
+        || { cat "$refused_log" >&2; echo "test.sh: Refused/ failed without @TrackedModel's error" >&2; exit 1; }
+    rm -f "$refused_log"
 )

@@ -73,8 +73,15 @@ public struct ObservationBridgeStorage: ~Copyable, @unchecked Sendable {
     static func withMutation<Subject: TrackedObservable, Member>(
         _ subject: Subject, _ keyPath: () -> KeyPath<Subject, Member>, _ mutation: () -> Void
     ) {
-        subject._observationBridge.existing().unsafelyUnwrapped.registrar.withMutation(
-            of: subject, keyPath: keyPath(), mutation)
+        let keyPath = keyPath()
+        let word = subject._observationBridge.registrar.load(ordering: .acquiring)
+        let box = Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
+        // Observation's `withMutation` is `willSet`, the mutation, `didSet`; called one by one, the
+        // mutation needs no reabstraction to a throwing closure. The box is the object's for its
+        // life, held by `subject`: no retain of it here.
+        box._withUnsafeGuaranteedRef { $0.registrar.willSet(subject, keyPath: keyPath) }
+        mutation()
+        box._withUnsafeGuaranteedRef { $0.registrar.didSet(subject, keyPath: keyPath) }
     }
 
     /// Whether the object has a registrar of Observation's: Observation tracked a read of it.
