@@ -108,7 +108,8 @@ let package = Package(
         // The registrar.
         // `dlopen` and `dlinfo` (the Observation bridge) are in libdl before glibc 2.34 (an empty
         // library after).
-        .target(name: "CTrackingSupport", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux, .android]))]),
+        .target(
+            name: "CTrackingSupport", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux, .android]))]),
         macroTarget,
         .target(
             name: "LockFreeObservation", dependencies: ["CTrackingSupport", "LockFreeObservationMacros"],

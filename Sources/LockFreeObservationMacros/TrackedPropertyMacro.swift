@@ -44,7 +44,9 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         } else {
             observationAccess = keyPath.map { "\n    _observationAccess(self, \($0))" } ?? ""
         }
-        let store = keyPath.map { "\n    _observationMutation(self, \($0)) { _\(name) = newValue }" } ?? "\n    _\(name) = newValue"
+        let store =
+            keyPath.map { "\n    _observationMutation(self, \($0)) { _\(name) = newValue }" }
+            ?? "\n    _\(name) = newValue"
         let observationWillSet = keyPath.map { "\n    _observationWillSet(self, \($0))" } ?? ""
         let modifyEnd =
             keyPath.map { "\n        _observationDidSet(self, \($0))\n        didMutate(mutation)\n    " }
@@ -110,7 +112,8 @@ public struct TrackedPropertyMacro: AccessorMacro, PeerMacro {
         var peers = [DeclSyntax(storage.with(\.leadingTrivia, []))]
         // The read Observation is told of, for a getter that cannot name its key path (above).
         let arguments = node.arguments?.as(LabeledExprListSyntax.self).map(Array.init) ?? []
-        if let model = arguments.dropFirst().first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue,
+        if let model = arguments.dropFirst().first?.expression.as(StringLiteralExprSyntax.self)?
+            .representedLiteralValue,
             property.declaredAccess.getterIsExported, !property.declaredAccess.setterIsExported
         {
             peers.append(

@@ -115,7 +115,8 @@ extension RegistrarTests {
             defer { never.deallocate() }
             never.pointee = nil
             #expect(!ObservationBridge.observationTrackingIsReadable(through: { UnsafePointer(never) }))
-            #expect(!ObservationBridge.observationTrackingIsReadable(through: { tracking_observation_always_address() }))
+            #expect(
+                !ObservationBridge.observationTrackingIsReadable(through: { tracking_observation_always_address() }))
             // Set while the first tracking runs (its second look), clear at every other look.
             let scripted = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
             defer { scripted.deallocate() }

@@ -142,7 +142,9 @@ for check in checks {
         print("ok    \(check.name)")
     } else {
         failures += 1
-        print("FAIL  \(check.name): \(wrong.count) of \(rounds) rounds wrong (got \(wrong.prefix(5)), want \(check.expected))")
+        print(
+            "FAIL  \(check.name): \(wrong.count) of \(rounds) rounds wrong (got \(wrong.prefix(5)), want \(check.expected))"
+        )
     }
 }
 print("bridge-check: \(checks.count - failures) of \(checks.count) checks passed, \(rounds) rounds each (\(mode))")
