@@ -8,7 +8,8 @@ import PackageDescription
 //   Workloads -> LockedObservation -> LockFreeObservation (its `ChangeObserver`, `TrackedValues`),
 //   CLockedTracking -> CTrackingSupport; LockedObservation compiles LockFreeObservation's `Design/`
 //   (the scopes) again, through a link, against its own objects
-//   Workloads -> Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts)
+//   Workloads -> Harness -> CJemalloc (allocation counts), CCallgrind (instruction counts),
+//   CProcess (a measuring child dies with its parent)
 // Every contender's models (Benchmarks/Workloads/Contenders, one file each) are compiled in the
 // module that runs them, under the same settings: no contender pays a module boundary another
 // does not (Documentation/Methodology.md, "Fair comparisons").
@@ -139,9 +140,13 @@ let package = Package(
         ),
         // Callgrind client requests for the instruction pass (no-ops without valgrind's header).
         .target(name: "CCallgrind", path: "Benchmarks/CCallgrind"),
+        // A measuring child's request to die with its parent (Linux's parent-death signal).
+        .target(name: "CProcess", path: "Benchmarks/CProcess"),
         .target(
             name: "Harness",
-            dependencies: ["CCallgrind", .target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
+            dependencies: [
+                "CCallgrind", "CProcess", .target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"])),
+            ],
             path: "Benchmarks/Harness"
         ),
         // The workloads are the app code every contender runs: the contenders' models, the renderer,
@@ -168,7 +173,8 @@ let package = Package(
         // (Documentation/Methodology.md, "Checked from outside"); bench depends on it so that it is
         // built beside.
         .executableTarget(
-            name: "probe", dependencies: [.target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
+            name: "probe",
+            dependencies: ["CProcess", .target(name: "CJemalloc", condition: .when(traits: ["Jemalloc"]))],
             path: "Benchmarks/probe"),
 
         // The registrars' tests. What both registrars promise is one suite run against each

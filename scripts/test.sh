@@ -21,10 +21,14 @@
 #      leak check: an object's slot-block address is kept shifted in a word with the observed
 #      mask (`SlotsWord`), where the leak check cannot see it, so it reports the blocks of objects
 #      still alive at exit (kept so by an armed scope's callback) as leaked;
-#   5. the release build, failing on a warning as in 1 (scripts/gate.sh then finds it built);
+#   5. the release build, failing on a warning as in 1 (scripts/gate.sh then finds it built), and
+#      scripts/signals-check.sh on it (SIGHUP, SIGTERM, a killed bench, a closed pipe); the
+#      registrars' and the bridge's tests again in a release build, in both bridge modes;
 #   6. the adopter package (Tests/Adopter): a package of its own that depends on this one by path
 #      and declares an app's models in a module of its own, built failing on a warning, its
-#      tests, and `adopter-streams` (streams consumed on a process's main thread) for 20 rounds.
+#      tests (debug and release), `adopter-streams` (streams consumed on a process's main thread)
+#      for 20 rounds, `bridge-check` (debug, release, release forwarding every read, a static
+#      standard library), and `Refused/`, which must fail with @TrackedModel's error.
 # Separate build folders, so that no build undoes another. `scripts/test.sh --fast` runs the tests
 # and the documentation of step 1 only.
 # Where nothing can be installed (no root, no sudo), the tests run without jemalloc, and the
@@ -62,6 +66,9 @@ TRACKING_TESTS_ALONE=1 swift test --skip-build --scratch-path .build-tsan --sani
 ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build-asan --sanitize=address --disable-default-traits \
     --filter 'LockFreeObservationTests|LockedObservationTests|RegistrarContractTests'
 swift build -c release "${traits[@]}" 2>&1 | scripts/no-warnings.sh
+# Signals as a Unix user expects them of the release bench: SIGHUP and SIGTERM keep what was
+# measured and end bench by that signal, children die with a killed bench, `| head` stops no write.
+scripts/signals-check.sh
 # The registrars' and the bridge's tests again in a release build (an optimiser can break what a
 # debug build hides), with Observation's thread-local read directly and with every read forwarded.
 # `-enable-testing` for the tests' `@testable import`; a build folder of its own.

@@ -25,14 +25,19 @@ if !faultInjections.isEmpty && arguments.first != ChildProcessExecutor.subcomman
 
         """)
 }
-// In `run` and `check`, Ctrl-C and SIGTERM stop the measuring children and write what was
-// measured (a measuring child is in its own process group, and dies of them by default).
-if arguments.first != ChildProcessExecutor.subcommand, (try? Parser.parse(arguments))?.measures == true {
-    Interruption.process.trap()
+// In `run` and `check`, Ctrl-C, SIGTERM and SIGHUP stop the measuring children and write what was
+// measured (a measuring child is in its own process group, and dies of them by default); `bench`
+// then dies of the signal it got, as a shell loop expects. A reader that goes away (`| head`)
+// does not stop it before it writes its files.
+if arguments.first != ChildProcessExecutor.subcommand {
+    signal(SIGPIPE, SIG_IGN)
+    if (try? Parser.parse(arguments))?.measures == true { Interruption.process.trap() }
 }
 // One render-cost calibration for the run, inherited by every measuring child.
 if arguments.first != ChildProcessExecutor.subcommand { RenderCalibration.share() }
 let bench = Bench(
     suite: Suite.all(), faultInjections: faultInjections, buildRefusal: buildRefusal,
     probe: Probe.executable(beside: ChildProcessExecutor.currentExecutable))
-exit(bench.main(arguments))
+let status = bench.main(arguments)
+if status == ExitCode.interrupted.rawValue, let signal = Interruption.process.signal { Interruption.dieOf(signal) }
+exit(status)

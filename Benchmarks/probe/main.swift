@@ -6,9 +6,17 @@
 // in nanoseconds (and mallocs) per operation, named as the suite's benchmark it stands beside. Its
 // `onChange` closures capture nothing, so a track / fire cycle's mallocs are the registrar's own:
 // the report sets them apart from what the suite's `apple` contender allocates per cycle.
+import CProcess
 import Glibc
 import Observation
 import Synchronization
+
+// Killed with the `bench` that runs it (Linux's parent-death signal), as the suite's children are.
+if let parent = getenv("BENCH_PARENT_PID").flatMap({ Int32(String(cString: $0)) }),
+    bench_die_with_parent(parent) == 1
+{
+    exit(1)
+}
 
 @Observable final class Model {
     var value = 0.0

@@ -60,7 +60,7 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
     /// their first round.
     @Test func anInterruptedRunWritesWhatItMeasured() throws {
         let output = temporaryFolder() + "/latest"
-        try ResultsWriter.write([("old.txt", "previous results")], to: output)
+        try ResultsWriter.write([("report-old.md", "previous results")], to: output)
         let recorder = Recorder()
         let (status, executor) = interruptedRun(at: 9, output: output, recorder: recorder)
         #expect(status == 130)
@@ -96,7 +96,7 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
             ])
         #expect(rounds.allSatisfy { $0.timings.count == 1 && $0.timings[0].metrics[0].samples?.count == 3 })
         // The folder was replaced whole, as a finished run replaces it.
-        #expect(read(output + "/old.txt") == nil)
+        #expect(read(output + "/report-old.md") == nil)
         let report = try #require(read(output + "/report.md"))
         #expect(
             report.contains(

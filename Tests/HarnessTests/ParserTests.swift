@@ -88,7 +88,7 @@ import Testing
         #expect(Usage.text(for: "run").contains("73  the results folder cannot be written"))
         #expect(
             Usage.text(for: "check").contains("5   baseline (or report/compare/--resume input) missing or unreadable"))
-        #expect(Usage.text(for: "run").contains("130 interrupted (SIGINT, SIGTERM)"))
+        #expect(Usage.text(for: "run").contains("130 interrupted (SIGINT, SIGTERM, SIGHUP)"))
     }
 
     @Test func usageErrors() {

@@ -15,9 +15,23 @@ public struct Console: Sendable {
         self.interactive = interactive
     }
 
+    /// stdout and stderr. A write that fails (a reader gone: `bench check | head`, a closed
+    /// terminal) is dropped: the command goes on to write its files (`bench` ignores SIGPIPE).
     public static let standard = Console(
-        out: { text in
-            FileHandle.standardOutput.write(Data(text.utf8))
-        },
-        err: { FileHandle.standardError.write(Data($0.utf8)) }, interactive: isatty(2) == 1)
+        out: { writeAll(1, $0) }, err: { writeAll(2, $0) }, interactive: isatty(2) == 1)
+
+    /// Writes all of `text` to `fd`, retrying what is interrupted; gives up at the first error.
+    static func writeAll(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytes = bytes.dropFirst(n)
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
 }

@@ -27,8 +27,10 @@ public enum Usage {
         Each measuring child has a deadline: 60 s plus 4 times what its pass is given (the timing
         pass's warm-up and budget, the counting pass's operations at the measured p50, the instruction
         pass's estimate); past it its process group is killed and its benchmark fails ("timed out").
-        Ctrl-C (SIGINT) or SIGTERM stops the children and writes what was measured (every whole timing
-        round), marked interrupted (exit 130); a second Ctrl-C ends bench at once.
+        Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the children and writes what was measured (every whole
+        timing round), marked interrupted; bench then dies of that signal. A second signal ends bench
+        at once. --output takes a new folder, an empty one, or an earlier run's (nothing in it but what
+        bench writes): a run replaces it whole.
         """
 
     /// `bench report --help`.

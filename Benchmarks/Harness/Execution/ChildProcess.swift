@@ -1,3 +1,4 @@
+import CProcess
 import Glibc
 import Synchronization
 
@@ -142,6 +143,9 @@ struct ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &none)
 
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        // The child asks to die with this process (`ChildProcess.dieWithParent`).
+        var environment = environment
+        environment[Self.parentVariable] = String(getpid())
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in argv + envp { free(p) } }
         var pid: pid_t = 0
@@ -151,6 +155,17 @@ struct ChildProcess {
             return nil
         }
         return pid
+    }
+
+    /// The variable that gives a child its parent's pid (`dieWithParent`).
+    static let parentVariable = "BENCH_PARENT_PID"
+
+    /// The child's side: asks the kernel to kill this process when the `bench` that spawned it
+    /// dies (killed, its terminal closed), so that no child is left measuring; ends this process
+    /// at once where that parent is gone already. Nothing where no parent is named (run by hand).
+    public static func dieWithParent() {
+        guard let value = getenv(parentVariable), let parent = Int32(String(cString: value)) else { return }
+        if bench_die_with_parent(parent) == 1 { _exit(1) }
     }
 
     /// A pipe whose two ends close on exec.

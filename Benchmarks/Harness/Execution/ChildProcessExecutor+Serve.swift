@@ -9,6 +9,7 @@ extension ChildProcessExecutor {
             let requests = (try? JSONDecoder().decode([ChildRequest].self, from: data))
                 ?? (try? JSONDecoder().decode(ChildRequest.self, from: data)).map({ [$0] })
         else { throw BenchError(.usage, "malformed \(subcommand) request") }
+        ChildProcess.dieWithParent()
         IdleThread.start()
         for (index, request) in requests.enumerated() {
             guard

@@ -17,8 +17,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case usage = 64
     /// The results folder cannot be written.
     case cannotWrite = 73
-    /// SIGINT or SIGTERM stopped a run: what it measured is written, the results marked
-    /// interrupted; `check` gives no verdict.
+    /// SIGINT, SIGTERM or SIGHUP stopped a run: what it measured is written, the results marked
+    /// interrupted; `check` gives no verdict. The `bench` command then dies of that signal (a
+    /// shell sees 128 + the signal's number: 130, 143, 129); 130 is what `Bench.main` returns.
     case interrupted = 130
 
     /// One line of the help's table.
@@ -42,8 +43,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
                 + "      baseline save: results measured with uncommitted changes (without --allow-dirty), or interrupted"
         case .cannotWrite: "the results folder cannot be written"
         case .interrupted:
-            "interrupted (SIGINT, SIGTERM): what was measured is written, marked interrupted (finish with\n"
-                + "      run --resume DIR); check: no verdict. A second Ctrl-C ends bench at once"
+            "interrupted (SIGINT, SIGTERM, SIGHUP): what was measured is written, marked interrupted (finish\n"
+                + "      with run --resume DIR), then bench dies of the signal (130, 143, 129); check: no verdict.\n"
+                + "      A second signal ends bench at once"
         }
     }
 

@@ -2,7 +2,8 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// Whether a run was asked to stop (SIGINT, SIGTERM), and the child processes it must stop then.
+/// Whether a run was asked to stop (SIGINT, SIGTERM, SIGHUP), and the child processes it must stop
+/// then.
 ///
 /// The first signal marks the run interrupted and kills every child's process group at once: the
 /// runner stops after the pass in flight, and `bench` writes what finished. A second signal ends
@@ -68,8 +69,10 @@ public final class Interruption: Sendable {
         _ = state.withLock { $0.children.remove(pid) }
     }
 
-    /// Turns `signals` into `interrupt`: the process no longer dies of them.
-    public func trap(_ signals: [Int32] = [SIGINT, SIGTERM]) {
+    /// Turns `signals` into `interrupt`: the process no longer dies of them. By default the
+    /// signals that stop a run a user meant to keep: Ctrl-C (SIGINT), `kill` and a shutdown
+    /// (SIGTERM), and a closed terminal or a killed tmux session (SIGHUP).
+    public func trap(_ signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
         let sources = signals.map { signo -> KeptSource in
             Glibc.signal(signo, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())

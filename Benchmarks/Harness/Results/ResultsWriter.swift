@@ -12,9 +12,11 @@ public struct WriteError: Error, Equatable, CustomStringConvertible {
 /// `RENAME_EXCHANGE` when the folder exists). An interrupted or failed write leaves the previous
 /// folder as it was and no half-written file in it.
 public enum ResultsWriter {
-    /// Fails early, before any measuring, when `folder` could not be written later.
+    /// Fails early, before any measuring, when `folder` could not be written later, or is not
+    /// `bench`'s to replace (`checkReplaceable`).
     public static func checkWritable(_ folder: String) throws(WriteError) {
         try checkNotAFile(folder)
+        try checkReplaceable(folder)
         let temporary = partialPath(folder)
         do {
             try FileManager.default.createDirectory(atPath: parent(of: folder), withIntermediateDirectories: true)
@@ -25,9 +27,11 @@ public enum ResultsWriter {
         }
     }
 
-    /// Replaces `folder` with one holding exactly `files` (file name -> contents).
+    /// Replaces `folder` with one holding exactly `files` (file name -> contents). Refused where
+    /// the folder holds anything `bench` does not write (`checkReplaceable`).
     public static func write(_ files: [(name: String, contents: String)], to folder: String) throws(WriteError) {
         try checkNotAFile(folder)
+        try checkReplaceable(folder)
         let temporary = partialPath(folder)
         let fm = FileManager.default
         do {
@@ -82,6 +86,60 @@ public enum ResultsWriter {
             let why = String(cString: strerror(errno))
             try? FileManager.default.removeItem(atPath: temporary)
             throw WriteError(message: "cannot write '\(path)': \(why)")
+        }
+    }
+
+    /// Whether `name` is a file `bench` writes into a results folder: what a run replaces.
+    public static func isResultsFile(_ name: String) -> Bool {
+        let names: Set<String> = [
+            "results.json", "results.csv", "samples.json", "resume.json", "gate.md", "report.md",
+            "github-action-benchmark.json",
+        ]
+        return names.contains(name) || (name.hasPrefix("report-") && name.hasSuffix(".md")) || name.hasSuffix(".svg")
+    }
+
+    /// A run replaces its output folder whole, so the folder must be one `bench` may replace: one
+    /// that does not exist yet, or an existing folder holding nothing but the files `bench` writes
+    /// (`isResultsFile`): no folder inside it (`results/`, with `baselines/` and `thresholds/`, is
+    /// refused), no file of anyone else's (`.`, a home folder, a desktop). The working directory
+    /// and the folders above it, and a mount point, cannot be replaced by a rename: refused too.
+    static func checkReplaceable(
+        _ folder: String, workingDirectory: String = FileManager.default.currentDirectoryPath
+    ) throws(WriteError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            return
+        }
+        let resolved = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+        let here = URL(fileURLWithPath: workingDirectory).resolvingSymlinksInPath().path
+        if resolved == "/" || here == resolved || here.hasPrefix(resolved.hasSuffix("/") ? resolved : resolved + "/") {
+            throw WriteError(
+                message: "cannot write results to '\(folder)': it is the working directory or a folder above it, "
+                    + "which a run (replacing its output folder whole) cannot replace; give a folder of its own")
+        }
+        let entries: [String]
+        do { entries = try FileManager.default.contentsOfDirectory(atPath: folder) } catch {
+            throw WriteError(message: "cannot write results to '\(folder)': \(reason(error))")
+        }
+        let foreign = entries.filter { entry in
+            var entryIsFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: folder + "/" + entry, isDirectory: &entryIsFolder)
+            return entryIsFolder.boolValue || !isResultsFile(entry)
+        }.sorted()
+        if !foreign.isEmpty {
+            let named = foreign.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+            let more = foreign.count > 3 ? " and \(foreign.count - 3) more" : ""
+            throw WriteError(
+                message: "cannot write results to '\(folder)': it holds \(named)\(more), which bench did not write; "
+                    + "a run replaces its output folder whole, so give a new folder or an earlier run's")
+        }
+        var folderStat = stat()
+        var parentStat = stat()
+        if stat(folder, &folderStat) == 0, stat(parent(of: resolved), &parentStat) == 0,
+            folderStat.st_dev != parentStat.st_dev
+        {
+            throw WriteError(
+                message: "cannot write results to '\(folder)': it is a mount point, which a rename cannot replace")
         }
     }
 
