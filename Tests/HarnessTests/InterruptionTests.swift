@@ -337,9 +337,30 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
         #expect(
             other.1.hasPrefix(
                 "bench: cannot resume '\(root)/other': it was measured with commit 0123456, this tree is at "))
+        // Another build of the same commit (a dirty tree is `-dirty` whatever its changes), another
+        // machine, or a bench that recorded no build: the two parts would not be one measurement.
+        set.metadata.gitCommit = MetadataCollector.gitCommit()
+        let measured = set.metadata
+        set.metadata.build = "fnv1a64:0"
+        try ResultsWriter.writeFile(SummaryJSON.encode(set), to: root + "/build/results.json")
+        let build = refused(["run", "--resume", root + "/build"])
+        #expect(build.0 == 5)
+        #expect(
+            build.1.hasPrefix(
+                "bench: cannot resume '\(root)/build': it was measured with another build of bench (fnv1a64:0, this one "
+                    + "is \(MetadataCollector.buildIdentity))"))
+        set.metadata.build = nil
+        try ResultsWriter.writeFile(SummaryJSON.encode(set), to: root + "/unbuilt/results.json")
+        #expect(refused(["run", "--resume", root + "/unbuilt"]).1.contains("a bench that recorded no build identity"))
+        set.metadata = measured
+        set.metadata.host = "elsewhere"
+        try ResultsWriter.writeFile(SummaryJSON.encode(set), to: root + "/host/results.json")
+        let host = refused(["run", "--resume", root + "/host"])
+        #expect(host.0 == 5)
+        #expect(host.1.contains("it was measured with another machine (elsewhere, "))
+        set.metadata = measured
         // Not a run: nothing to take options from.
         set.metadata.command = ["swift", "run", "-c", "release", "bench", "report"]
-        set.metadata.gitCommit = MetadataCollector.gitCommit()
         try ResultsWriter.writeFile(SummaryJSON.encode(set), to: root + "/report/results.json")
         #expect(
             refused(["run", "--resume", root + "/report"])
@@ -388,6 +409,23 @@ let noExit: @Sendable (Int32) -> Void = { _ in }
             save.err.withLock { $0 }
                 == "bench: '\(root)/second/results.json' is from an interrupted run; complete it with 'bench run --resume FOLDER' first\n"
         )
+    }
+
+    /// `check --resume` of a folder that holds the whole run measures nothing and gates it as it
+    /// stands: a verdict and a fresh `gate.md`, never a pass by default.
+    @Test func checkResumeOfACompleteFolderGatesIt() throws {
+        let root = temporaryFolder()
+        let plain = Interrupting(Interruption(), at: nil)
+        let first = Self.arguments + ["--output", root + "/first"]
+        #expect(bench(Recorder(), plain, arguments: first).main(first) == 0)
+        let timedBefore = plain.timed.withLock { $0 }.count
+        #expect(!FileManager.default.fileExists(atPath: root + "/first/gate.md"))
+        let recorder = Recorder()
+        let check = ["check", "--baseline", root + "/first/results.json", "--resume", root + "/first"]
+        #expect(bench(recorder, plain, arguments: check).main(check) == 0)
+        #expect(plain.timed.withLock { $0 }.count == timedBefore)
+        #expect(recorder.out.withLock { $0 }.contains("No change beyond tolerance"))
+        #expect(read(root + "/first/gate.md")?.hasPrefix("## bench check\n\n") == true)
     }
 
     /// The second Ctrl-C ends at once; the first only marks the run.

@@ -11,7 +11,11 @@ extension Bench {
         let file = try thresholds(for: baseline, at: thresholdsPath)
         let outcome = try run(options)
         if outcome.exitCode == .interrupted { return try noVerdict(written: outcome.results != nil, options.output) }
-        guard var current = outcome.results, let plan = outcome.plan else { return outcome.exitCode }
+        // No verdict without measurement: a run that produced nothing to gate never passes.
+        guard var current = outcome.results, let plan = outcome.plan else {
+            if outcome.exitCode != .success { return outcome.exitCode }
+            throw BenchError(.baselineUnusable, "nothing was measured to gate; no verdict")
+        }
         // What the measured benchmarks declare of their threads, with the file's tolerances.
         let thresholds = file.declaring(outcome.runs)
 

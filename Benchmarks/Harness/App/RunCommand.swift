@@ -35,7 +35,9 @@ extension Bench {
         let kept = previous.map { Self.complete(runs, in: $0.set).filter { !partlyTimed.contains($0.benchmark) } } ?? []
         if let previous, kept.count == runs.count, previous.set.metadata.interrupted == nil {
             console.err("bench: '\(options.resume!)' holds every benchmark of its run; nothing to measure\n")
-            return RunOutcome(exitCode: .success, results: previous.set)
+            // `check --resume` gates it as it stands.
+            let plan = options.mode.timingPlan(runs: runs.count, maxSamples: options.samples)
+            return RunOutcome(exitCode: .success, results: previous.set, runs: runs, plan: plan)
         }
         do { try ResultsWriter.checkWritable(options.output) } catch { throw BenchError(error) }
         do { try AllocationSelfTest.run() } catch { throw BenchError(.benchmarkFailed, "\(error)") }
@@ -166,6 +168,22 @@ extension Bench {
         if m.gitCommit != here.commit { differences.append("commit \(m.gitCommit), this tree is at \(here.commit)") }
         if m.toolchain != here.toolchain { differences.append("Swift \(m.toolchain), this is Swift \(here.toolchain)") }
         if m.allocator != here.allocator { differences.append("\(m.allocator), this build uses \(here.allocator)") }
+        // The same build, not only the same commit: a tree with uncommitted changes is `-dirty`
+        // whatever the changes; and the same machine, whose figures these are.
+        if m.build != MetadataCollector.buildIdentity {
+            differences.append(
+                m.build.map { "another build of bench (\($0), this one is \(MetadataCollector.buildIdentity))" }
+                    ?? "a bench that recorded no build identity")
+        }
+        let machine = (
+            host: MetadataCollector.hostName(), uname: MetadataCollector.machine(), cpu: MetadataCollector.cpuModel(),
+            cores: ProcessInfo.processInfo.activeProcessorCount
+        )
+        if m.host != machine.host || m.machine != machine.uname || m.cpu != machine.cpu || m.cores != machine.cores {
+            differences.append(
+                "another machine (\(m.host ?? "unknown host"), \(m.cpu), \(m.cores) cores; this is "
+                    + "\(machine.host), \(machine.cpu), \(machine.cores) cores)")
+        }
         if (m.faultInjections ?? []) != faultInjections {
             differences.append("injected faults \(m.faultInjections ?? []), this build has \(faultInjections)")
         }

@@ -25,7 +25,7 @@ public enum MetadataCollector {
     public static func collect(
         command: [String], mode: String, faultInjections: [String] = [], date: Date = Date()
     ) -> RunMetadata {
-        RunMetadata(
+        var metadata = RunMetadata(
             date: ISO8601DateFormatter().string(from: date), command: reproducible(command), machine: machine(),
             cpu: cpuModel(),
             cores: ProcessInfo.processInfo.activeProcessorCount, toolchain: toolchain,
@@ -35,6 +35,29 @@ public enum MetadataCollector {
             instructionCounter: InstructionCounter.tool.map { "callgrind (\($0))" },
             instructionNote: InstructionCounter.unavailableReason,
             faultInjections: faultInjections.isEmpty ? nil : faultInjections)
+        metadata.build = buildIdentity
+        metadata.host = hostName()
+        return metadata
+    }
+
+    /// This executable's identity: FNV-1a (64 bits, hex) of its bytes, read once. Two builds of
+    /// different code differ; a rebuild of the same code may not, which is what `--resume` needs.
+    public static let buildIdentity: String = {
+        guard let data = FileManager.default.contents(atPath: "/proc/self/exe") else { return "unknown" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        data.withUnsafeBytes { bytes in
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01b3
+            }
+        }
+        return "fnv1a64:" + String(hash, radix: 16)
+    }()
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Now, ISO 8601, UTC.

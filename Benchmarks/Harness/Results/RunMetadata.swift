@@ -34,6 +34,11 @@ public struct RunMetadata: Sendable, Equatable, Codable {
     public var interrupted: InterruptedRun?
     /// Each `bench run --resume` that measured part of this result set, in order.
     public var resumed: [ResumedRun]?
+    /// The identity of the `bench` executable that measured: a hash of its bytes
+    /// (`MetadataCollector.buildIdentity`). `--resume` pools only results of the same build.
+    public var build: String?
+    /// The machine's host name: with `machine`, `cpu` and `cores`, which machine measured.
+    public var host: String?
 
     public init(
         date: String, command: [String], machine: String, cpu: String, cores: Int, toolchain: String,
