@@ -6,7 +6,8 @@ import Testing
 
 /// A stand-in for `bench __measure`: a shell script that answers as a measuring child does, but
 /// hangs (starting a grandchild that hangs too), crashes or overruns where a request names the
-/// family `hang`, `crash` or `slow` on `apple` (the requests' JSON has sorted keys:
+/// family `hang`, `crash` or `slow` on `apple`, exits 3 without a report for `exit`, and crashes
+/// after printing its report for `after` (the requests' JSON has sorted keys:
 /// `"contender":"apple","family":"hang"`). Test code only: the suite has no such benchmark.
 struct MisbehavingChild {
     let folder = temporaryFolder()
@@ -42,6 +43,9 @@ struct MisbehavingChild {
             *'"pass":"count"'*) echo '\(counting)' ;;
             *) echo '\(timing)' ;;
             esac
+            case "$2" in
+            *'"contender":"apple","family":"after"'*) kill -SEGV $$ ;;
+            esac
 
             """
         try Data(text.utf8).write(to: URL(fileURLWithPath: script))
@@ -75,7 +79,8 @@ func gone(_ pid: pid_t, within seconds: Double) -> Bool {
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ChildProcessTests {
     /// A hung child (and the grandchild it started) is killed at its deadline and fails its
     /// benchmark with the time it took; one that dies of a signal fails with the signal's name; one
-    /// that exits without a report with its status; the run goes on, measures the rest, and fails.
+    /// that exits without a report with its status; one that crashes after its report fails too;
+    /// the run goes on, measures the rest, and fails.
     @Test func hungAndCrashedChildrenFailTheirBenchmarksAndTheRunGoesOn() throws {
         let child = try MisbehavingChild()
         let output = child.folder + "/latest"
@@ -104,6 +109,7 @@ func gone(_ pid: pid_t, within seconds: Double) -> Bool {
                 "hang@apple: timed out after 1 s (the timing pass's deadline: 1 s)",
                 "crash@apple: the timing pass was killed by SIGSEGV without a result",
                 "exit@apple: the timing pass exited with status 3 without a result",
+                "after@apple: the timing pass's child was killed by SIGSEGV after its report",
             ])
         // Everything else measured: two rounds of samples pooled, and counted.
         for result in set.results where result.failure == nil {
@@ -115,7 +121,7 @@ func gone(_ pid: pid_t, within seconds: Double) -> Bool {
         #expect(err.contains("FAILED crash on apple: the timing pass was killed by SIGSEGV without a result\n"))
         #expect(
             recorder.out.withLock { $0 }.hasSuffix(
-                "Failed: 3 of 10 runs: hang on apple, crash on apple, exit on apple (reasons above)\n"))
+                "Failed: 4 of 10 runs: hang on apple, crash on apple, exit on apple, after on apple (reasons above)\n"))
     }
 
     /// The deadline follows the pass's budget: a child that overruns a timing plan of 0.2 s

@@ -206,6 +206,49 @@ final class PlanRecorder: PassExecutor {
         #expect(none.counted.withLock { $0 } == [])
     }
 
+    /// A callgrind child that dies in one run fails that run; the runs after it in the same child
+    /// are left uncounted, with a note, not failed: their times and counts stand.
+    @Test func runsAfterADeadInstructionChildAreUncountedNotFailed() throws {
+        final class Dies: PassExecutor {
+            func timing(_ run: PlannedRun, plan: TimingPlan) -> Measurer.PassReport {
+                Measurer.PassReport(metrics: [MetricResult(.time, value: 1)], failure: nil, batch: 1)
+            }
+            func counting(_ run: PlannedRun, operations: Int) -> Measurer.PassReport {
+                Measurer.PassReport(metrics: [MetricResult(.invalidations, value: 1)], failure: nil, batch: operations)
+            }
+            func instructions(_ runs: [(run: PlannedRun, operations: Int)]) -> [Measurer.PassReport]? {
+                [
+                    Measurer.PassReport(
+                        metrics: [MetricResult(name: "instructions", unit: "instructions", value: 5)], failure: nil,
+                        batch: 1),
+                    .failed("the instruction pass was killed by SIGILL without a result"),
+                    .failed(ChildProcessExecutor.notReached + "b (the instruction pass was killed by SIGILL)"),
+                ]
+            }
+        }
+        let suite = ["a", "b", "c"].map {
+            Benchmark(family: $0, contender: "lockfree", instructionOperations: { _ in 10 }) { _ in NoOp() }
+        }
+        let notes = Mutex<[String]>([])
+        let results = Runner(
+            executor: Dies(),
+            events: { event in
+                if case .note(let line) = event { notes.withLock { $0.append(line) } }
+            }
+        ).run(try Selection().plan(suite), plan: TimingPlan(budgetNanoseconds: 1000, maxSamples: 2))
+        let byName = Dictionary(uniqueKeysWithValues: results.map { ($0.benchmark, $0) })
+        #expect(byName["a"]?.failure == nil && byName["a"]?.metric(.instructions)?.summary.p50 == 5)
+        #expect(byName["b"]?.failure == "the instruction pass was killed by SIGILL without a result")
+        #expect(byName["c"]?.failure == nil)
+        #expect(byName["c"]?.metric(.instructions) == nil)
+        #expect(byName["c"]?.metric(.time) != nil && byName["c"]?.metric(.invalidations) != nil)
+        #expect(
+            notes.withLock { $0 } == [
+                "instructions not counted for 1 run(s) after their callgrind child stopped at b "
+                    + "(the instruction pass was killed by SIGILL): c on lockfree"
+            ])
+    }
+
     @Test func deadlineSharesTheTimeLeft() throws {
         let recorder = PlanRecorder()
         let plan = TimingPlan(budgetNanoseconds: 1, maxSamples: 10)

@@ -96,9 +96,22 @@ public struct ChildProcessExecutor: PassExecutor {
         var reports = outcome.output.split(separator: "\n").filter { $0.hasPrefix(Self.marker) }.compactMap {
             try? JSONDecoder().decode(Measurer.PassReport.self, from: Data($0.dropFirst(Self.marker.count).utf8))
         }
-        if reports.count >= requests.count { return Array(reports.prefix(requests.count)) }
-        let stopped = requests[reports.count]
+        let stopped = requests[min(reports.count, requests.count - 1)]
         let pass = stopped.pass == .time ? "timing" : stopped.pass == .count ? "counting" : "instruction"
+        if reports.count >= requests.count {
+            // A child that printed every report and then crashed (or hung, or exited with an error
+            // status) is no success: what it measured before is not trusted.
+            let after: String?
+            switch outcome.ending {
+            case .exited(0), .interrupted: after = nil
+            case .exited(let status): after = "exited with status \(status)"
+            case .signaled(let signal): after = "was killed by \(Interruption.name(of: signal))"
+            case .timedOut(let seconds): after = "timed out after \(Int(seconds.rounded())) s"
+            case .notStarted(let error): after = "could not start: \(error)"
+            }
+            guard let after else { return Array(reports.prefix(requests.count)) }
+            return requests.map { _ in .failed("the \(pass) pass's child \(after) after its report") }
+        }
         let why: String
         switch outcome.ending {
         case .timedOut(let seconds):
@@ -116,12 +129,15 @@ public struct ChildProcessExecutor: PassExecutor {
         reports.append(.failed(why))
         if rest > 1 {
             let name = stopped.family + stopped.parameters.entries.map { "/\($0.key)=\($0.value)" }.joined()
-            let after =
-                why == Self.interruptedFailure ? why : "not measured: its child stopped at \(name) (\(why))"
+            let after = why == Self.interruptedFailure ? why : Self.notReached + "\(name) (\(why))"
             reports += Array(repeating: .failed(after), count: rest - 1)
         }
         return reports
     }
+
+    /// How the failure of a request begins whose child stopped at an earlier one: not measured,
+    /// which is not a failure of its own (`Runner.countInstructions` leaves such a run uncounted).
+    static let notReached = "not measured: its child stopped at "
 
     /// The failure of a pass whose child the interruption stopped: the runner drops such passes.
     static let interruptedFailure = "interrupted"

@@ -321,14 +321,30 @@ public struct Runner: Sendable {
                 groups[g].map { (runs[$0.index], $0.operations) }, expectedSeconds: expected[g])
             reports.withLock { $0[g] = counted }
         }
+        var unreached: [String] = []
+        var stoppedAt: String?
         for (group, counted) in zip(groups, reports.withLock { $0 }) {
             guard let counted else { continue }
             for (want, report) in zip(group, counted) {
                 // What an interrupted child did not count is left out, not failed: a resumed run counts it.
                 if report.failure == ChildProcessExecutor.interruptedFailure { continue }
+                // A run after the one its child died in is left uncounted, not failed: its times
+                // and counts stand (the gate says what it could not check).
+                if let failure = report.failure, failure.hasPrefix(ChildProcessExecutor.notReached) {
+                    unreached.append("\(runs[want.index].name) on \(runs[want.index].contender)")
+                    stoppedAt = stoppedAt ?? String(failure.dropFirst(ChildProcessExecutor.notReached.count))
+                    continue
+                }
                 results[want.index]?.metrics += report.metrics
                 if let failure = report.failure { results[want.index]?.failure = failure }
             }
+        }
+        if let stoppedAt {
+            events?(
+                .note(
+                    "instructions not counted for \(unreached.count) run(s) after their callgrind child stopped at "
+                        + stoppedAt + ": " + unreached.prefix(3).joined(separator: ", ")
+                        + (unreached.count > 3 ? ", ..." : "")))
         }
     }
 
