@@ -58,8 +58,8 @@ import Testing
         #expect(back.results[0].metric(.time)?.samples == nil)
         let again = try #require(back.timeRatio("books/toggle/n=10", "lockfree", "apple"))
         #expect(again == original)
-        // Baselines keep only what the gate reads.
-        #expect(!SummaryJSON.encode(set, detail: .gated).contains("processMedians"))
+        // Baselines keep each time's process medians too: `compare` reads a time process by process.
+        #expect(SummaryJSON.encode(set, detail: .gated).contains("\"processMedians\":{\"time\":[11,14,12,12.5,10.5]}"))
     }
 
     @Test func timesKeepFourSignificantDigits() {

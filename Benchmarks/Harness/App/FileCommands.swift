@@ -45,7 +45,7 @@ extension Bench {
     func compare(_ a: String, _ b: String) throws(BenchError) {
         let old = try load(a, role: "results")
         let new = try load(b, role: "results")
-        console.out(Comparison.format(old: old, new: new))
+        console.out(Comparison.format(old: old, new: new, oldName: a, newName: b))
     }
 
     /// A result set, or the reason it cannot be used (exit 5).

@@ -46,7 +46,8 @@ public enum SummaryJSON {
             for m in result.metrics where keep(result, m) {
                 units[m.name] = m.unit
                 metrics[m.name] = Value(m.summary, detail: detail)
-                if detail == .full, let processes = m.samplesByProcess, processes.count > 1 {
+                // Kept in baselines too: `compare` reads a time's evidence process by process.
+                if let processes = m.samplesByProcess?.filter({ !$0.isEmpty }), !processes.isEmpty {
                     medians[m.name] = processes.map { rounded(Percentiles.value(50, sorted: $0.sorted()), digits: 4) }
                 }
             }

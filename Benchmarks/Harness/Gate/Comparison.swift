@@ -1,10 +1,69 @@
 import Foundation
 
-/// `bench compare A B`: what changed beyond noise, largest change first, then every metric both
-/// result sets have, old against new.
+/// `bench compare A B`: what the two result sets are, what changed (every kind of figure, each by
+/// its own rule), failures that appeared or disappeared, benchmarks on one side only, how changes
+/// are called and what this comparison could detect, then every figure both have.
 public enum Comparison {
-    /// One figure that changed beyond noise: `ratio` is new / old, `interval` the 95% interval
-    /// that says so (`nil` for a figure held exactly or to a tolerance, `why` then says which).
+    /// How a kind of figure is judged.
+    enum Kind: Int, CaseIterable {
+        /// Invalidation counts and a workload's values: any difference.
+        case counts
+        /// Mallocs per operation: beyond the gate's tolerance.
+        case allocations
+        /// Bytes per operation, retained bytes, bytes per consumer: beyond `memoryFactor` and
+        /// `memoryBytes`.
+        case memory
+        /// Instructions per operation: beyond the gate's factor.
+        case instructions
+        /// Sampled times (`time`, `latency`): `ChangeTest`.
+        case times
+        /// One timing value per run (`setup-time`, `latency-p99.9`, `probe-time`,
+        /// `delivered-per-write`): beyond `singleTimingFactor`.
+        case singleTimings
+
+        var title: String {
+            switch self {
+            case .counts: "Counts (held exactly)"
+            case .allocations: "Allocations"
+            case .memory: "Memory"
+            case .instructions: "Instructions"
+            case .times: "Times"
+            case .singleTimings: "Single timing values"
+            }
+        }
+
+        var noun: String {
+            switch self {
+            case .counts: "count"
+            case .allocations: "allocation figure"
+            case .memory: "memory figure"
+            case .instructions: "instruction count"
+            case .times: "time"
+            case .singleTimings: "single timing value"
+            }
+        }
+
+        static func of(_ metric: Metric) -> Kind {
+            if metric.isExact { return .counts }
+            if metric == .mallocs || metric == .probeMallocs { return .allocations }
+            if metric.unit == "bytes" { return .memory }
+            if metric == .instructions { return .instructions }
+            if metric.aggregation == .samples { return .times }
+            return .singleTimings
+        }
+    }
+
+    /// A memory figure changes when it moves by more than this factor and by more than `memoryBytes`.
+    static let memoryFactor = 1.1
+    static let memoryBytes = 64.0
+    /// A timing figure measured once per run changes beyond this factor (run-to-run spread of such
+    /// values on a shared 2-core machine reaches 1.3x; `delivered-per-write`, a ratio near 1, by
+    /// more than `deliveredTolerance`).
+    static let singleTimingFactor = 1.5
+    static let deliveredTolerance = 0.1
+
+    /// One figure that changed: `ratio` is new / old, `interval` the simultaneous interval of a
+    /// time (`nil` for the others, `why` then says the rule).
     struct Change {
         var benchmark: String
         var contender: String
@@ -15,122 +74,227 @@ public enum Comparison {
         var interval: ClosedRange<Double>?
         var why: String
 
-        /// How far the change goes, either way: what the list is sorted by.
+        /// How far the change goes, either way: what each list is sorted by.
         var size: Double { ratio > 0 && ratio.isFinite ? abs(log(ratio)) : .infinity }
     }
 
-    public static func format(old: ResultSet, new: ResultSet) -> String {
+    public static func format(old: ResultSet, new: ResultSet, oldName: String = "old", newName: String = "new")
+        -> String
+    {
         var rows: [[String]] = []
-        var changes: [Change] = []
+        var changes: [Kind: [Change]] = [:]
+        var compared: [Kind: Int] = [:]
+        var timeFigures: [(Change, ChangeTest.Figure)] = []
+        var failures: [[String]] = []
         for n in new.results {
             guard let o = old.result(n.benchmark, n.contender) else { continue }
+            if o.failure != n.failure {
+                let state =
+                    o.failure == nil ? "appeared" : n.failure == nil ? "disappeared" : "changed"
+                failures.append([n.benchmark, n.contender, state, o.failure ?? "", n.failure ?? ""])
+            }
             for nm in n.metrics {
                 guard let om = o.metric(nm.metric) else { continue }
-                let a = om.summary
-                let b = nm.summary
-                let overlap = a.samples > 1 && b.samples > 1 && a.p25 <= b.p75 && b.p25 <= a.p75
-                let value = value(nm.metric)
-                let delta = b.p50 - a.p50
-                let ratio = a.p50 == 0 ? (b.p50 == 0 ? "1.00" : "∞") : String(format: "%.2f", b.p50 / a.p50)
-                rows.append([
-                    n.benchmark, n.contender, nm.name, value(a.p50), value(b.p50),
-                    (delta > 0 ? "+" : "") + value(delta), ratio + (overlap ? " (?)" : ""),
-                ])
-                if o.failure == nil && n.failure == nil,
-                    let change = change(n.benchmark, n.contender, old: om, new: nm)
-                {
-                    changes.append(change)
+                rows.append(row(n.benchmark, n.contender, old: om, new: nm))
+                guard o.failure == nil && n.failure == nil else { continue }
+                let a = om.summary.p50
+                let b = nm.summary.p50
+                guard a.isFinite, b.isFinite else { continue }
+                let kind = Kind.of(nm.metric)
+                compared[kind, default: 0] += 1
+                let ratio = a == 0 ? (b == 0 ? 1 : .infinity) : b / a
+                let change = Change(
+                    benchmark: n.benchmark, contender: n.contender, metric: nm.metric, old: a, new: b, ratio: ratio,
+                    interval: nil, why: "")
+                if kind == .times {
+                    timeFigures.append(
+                        (change, ChangeTest.Figure(old: ChangeTest.logMedians(om), new: ChangeTest.logMedians(nm))))
+                } else if let why = beyondRule(kind, nm.metric, old: a, new: b, benchmark: n.benchmark) {
+                    var called = change
+                    called.why = why
+                    changes[kind, default: []].append(called)
                 }
             }
         }
-        changes.sort { $0.size > $1.size }
+        let (verdicts, noise) = ChangeTest().evaluate(timeFigures.map(\.1))
+        for ((change, _), verdict) in zip(timeFigures, verdicts) {
+            guard let verdict, verdict.changed else { continue }
+            var called = change
+            called.ratio = verdict.ratio
+            called.interval = verdict.interval
+            changes[.times, default: []].append(called)
+        }
+        let onlyOld = only(old, notIn: new)
+        let onlyNew = only(new, notIn: old)
+
+        var out = "# bench compare\n\n"
+        out += describe(oldName, old, as: "Old") + describe(newName, new, as: "New")
+        out += machineNote(old.metadata, new.metadata)
+        out += "\n" + headline(changes, compared: compared, failures: failures, onlyOld: onlyOld, onlyNew: onlyNew)
+        out += "\n## Changed\n\n"
+        if changes.values.allSatisfy(\.isEmpty) {
+            out += "Nothing changed beyond noise or tolerance (\(rows.count) figures compared).\n"
+        }
+        for kind in Kind.allCases {
+            guard var list = changes[kind], !list.isEmpty else { continue }
+            list.sort { $0.size > $1.size }
+            out += "\n### \(kind.title): \(list.count) of \(compared[kind] ?? 0), largest change first\n\n"
+            out += changeTable(list, kind: kind)
+        }
+        if !failures.isEmpty {
+            out += "\n## Failures\n\n"
+            out +=
+                MarkdownTable(header: ["benchmark", "contender", "failure", "old", "new"], rows: failures).text
+        }
+        if !onlyOld.isEmpty || !onlyNew.isEmpty {
+            out += "\n## On one side only\n\n"
+            if !onlyOld.isEmpty { out += "Only in old (\(onlyOld.count)): " + listed(onlyOld) + "\n" }
+            if !onlyNew.isEmpty { out += "Only in new (\(onlyNew.count)): " + listed(onlyNew) + "\n" }
+        }
+        out += "\n" + rules(noise)
         let all = MarkdownTable(
             header: ["benchmark", "contender", "metric", "old", "new", "delta", "ratio"], rows: rows,
             rightAligned: [3, 4, 5, 6]
         ).text
-        return beyondNoise(changes, compared: rows.count) + "\n## Every figure\n\n" + all
-            + "\nValues are p50. \"(?)\" marks sampled metrics whose p25..p75 ranges overlap: within noise.\n"
+        return out + "\n## Every figure\n\n" + all
+            + "\nValues are p50. \"(?)\" marks sampled metrics whose p25..p75 ranges overlap.\n"
     }
 
-    /// The lead section: the changes, or that there is none.
-    static func beyondNoise(_ changes: [Change], compared: Int) -> String {
-        var out = "## Changed beyond noise\n\n"
-        guard !changes.isEmpty else { return out + "Nothing changed beyond noise (\(compared) figures compared).\n" }
-        out += "\(changes.count) of \(compared) figures, largest change first.\n\n"
-        let rows = changes.map { c -> [String] in
-            let value = value(c.metric)
-            let interval = c.interval.map { "\(ratioText($0.lowerBound)) … \(ratioText($0.upperBound))" } ?? c.why
-            return [c.benchmark, c.contender, c.metric.name, value(c.old), value(c.new), ratioText(c.ratio), interval]
+    /// One line about a result set: where it comes from, and whether it is whole.
+    static func describe(_ name: String, _ set: ResultSet, as label: String) -> String {
+        let m = set.metadata
+        var line =
+            "\(label): \(name): commit \(m.gitCommit), \(m.date), \(m.host ?? m.machine) (\(m.cpu), \(m.cores) cores), "
+            + "mode \(m.mode), \(set.results.count) results"
+        if let interrupted = m.interrupted {
+            line +=
+                "; **interrupted by \(interrupted.signal)** (\(interrupted.notMeasured.count) benchmark(s) not measured, "
+                + "\(interrupted.partial.count) in fewer rounds)"
         }
-        out +=
-            MarkdownTable(
-                header: ["benchmark", "contender", "metric", "old", "new", "new ÷ old", "95% interval"], rows: rows,
-                rightAligned: [3, 4, 5]
-            ).text
-        out += "\nA sampled figure (time, latency) changed where the 95% interval of new ÷ old excludes 1: a"
-        out += " Welch t interval on the logarithms of each timing process's median, or, where either side has"
-        out += " a single process, the ratio of the medians' 95% intervals. Counts and a workload's values are"
-        out += " held exactly; mallocs and instructions to the gate's default tolerances.\n"
+        if let resumed = m.resumed, !resumed.isEmpty { line += "; completed by \(resumed.count) resume(s)" }
+        return line + "\n"
+    }
+
+    /// A warning where the two sets come from different machines: their times and instruction counts
+    /// compare the machines as much as the code.
+    static func machineNote(_ a: RunMetadata, _ b: RunMetadata) -> String {
+        guard a.host != b.host || a.cpu != b.cpu || a.cores != b.cores || a.machine != b.machine else { return "" }
+        return "\n**Measured on different machines**: times (and instruction counts, where the toolchain or "
+            + "libraries differ) compare the machines as much as the code; counts and allocations compare the code.\n"
+    }
+
+    /// The first lines after the header: what changed, in one sentence.
+    static func headline(
+        _ changes: [Kind: [Change]], compared: [Kind: Int], failures: [[String]], onlyOld: [String], onlyNew: [String]
+    ) -> String {
+        var parts = Kind.allCases.compactMap { kind -> String? in
+            guard let count = changes[kind]?.count, count > 0 else { return nil }
+            return "\(count) \(kind.noun)\(count == 1 ? "" : "s")"
+        }
+        let total = changes.values.reduce(0) { $0 + $1.count }
+        var line =
+            total == 0
+            ? "**Nothing changed** beyond noise or tolerance" : "**Changed**: " + parts.joined(separator: ", ")
+        parts = []
+        let appeared = failures.filter { $0[2] == "appeared" }.count
+        let disappeared = failures.filter { $0[2] == "disappeared" }.count
+        if appeared > 0 { parts.append("\(appeared) failure(s) appeared") }
+        if disappeared > 0 { parts.append("\(disappeared) failure(s) disappeared") }
+        if !onlyOld.isEmpty { parts.append("\(onlyOld.count) result(s) only in old") }
+        if !onlyNew.isEmpty { parts.append("\(onlyNew.count) only in new") }
+        if !parts.isEmpty { line += "; " + parts.joined(separator: ", ") }
+        return line + " (\(compared.values.reduce(0, +)) figures compared).\n"
+    }
+
+    /// Why a figure of `kind` (not a time) changed, or `nil` within its rule.
+    static func beyondRule(_ kind: Kind, _ metric: Metric, old a: Double, new b: Double, benchmark: String)
+        -> String?
+    {
+        let defaults = Thresholds()
+        switch kind {
+        case .counts:
+            return a == b ? nil : "exact"
+        case .allocations:
+            let tolerance = defaults.mallocTolerances[benchmark] ?? defaults.mallocTolerance
+            return abs(b - a) > tolerance ? "beyond ±\(NumberFormat.plain(tolerance))" : nil
+        case .memory:
+            let ratio = a > 0 ? b / a : (b > 0 ? .infinity : 1)
+            return abs(b - a) > memoryBytes && (ratio > memoryFactor || ratio < 1 / memoryFactor)
+                ? "beyond ×\(NumberFormat.plain(memoryFactor)) and \(Int(memoryBytes)) B" : nil
+        case .instructions:
+            let factor = defaults.instructionTolerances[benchmark] ?? defaults.instructionTolerance
+            let ratio = a > 0 ? b / a : 1
+            return a > 0 && (ratio > factor || ratio < 1 / factor) ? "beyond ×\(NumberFormat.plain(factor))" : nil
+        case .singleTimings:
+            if metric == .deliveredPerWrite {
+                return abs(b - a) > deliveredTolerance ? "beyond ±\(NumberFormat.plain(deliveredTolerance))" : nil
+            }
+            let ratio = a > 0 ? b / a : 1
+            return a > 0 && (ratio > singleTimingFactor || ratio < 1 / singleTimingFactor)
+                ? "beyond ×\(NumberFormat.plain(singleTimingFactor))" : nil
+        case .times:
+            return nil
+        }
+    }
+
+    static func changeTable(_ list: [Change], kind: Kind) -> String {
+        let rows = list.map { c -> [String] in
+            let value = value(c.metric)
+            let rule = c.interval.map { "\(ratioText($0.lowerBound)) … \(ratioText($0.upperBound))" } ?? c.why
+            return [c.benchmark, c.contender, c.metric.name, value(c.old), value(c.new), ratioText(c.ratio), rule]
+        }
+        let last = kind == .times ? "simultaneous 95% interval" : "rule"
+        return MarkdownTable(
+            header: ["benchmark", "contender", "metric", "old", "new", "new ÷ old", last], rows: rows,
+            rightAligned: [3, 4, 5]
+        ).text
+    }
+
+    /// How each kind is called, with what this comparison's time figures could detect.
+    static func rules(_ noise: ChangeTest.Noise) -> String {
+        let defaults = Thresholds()
+        var out = "## How changes are called\n\n"
+        out += "- Counts and a workload's values: any difference. Mallocs: beyond ±"
+        out += "\(NumberFormat.plain(defaults.mallocTolerance)) per operation (the gate's default tolerance). Memory: "
+        out += "beyond ×\(NumberFormat.plain(memoryFactor)) and \(Int(memoryBytes)) bytes. Instructions: beyond ×"
+        out += "\(NumberFormat.plain(defaults.instructionTolerance)). A timing value measured once per run "
+        out += "(setup time, a latency's 99.9th percentile, the probe's time): beyond ×"
+        out += "\(NumberFormat.plain(singleTimingFactor)); values delivered per write: beyond ±"
+        out += "\(NumberFormat.plain(deliveredTolerance)).\n"
+        guard noise.figures > 0 else { return out + "- Times: none compared.\n" }
+        let percent = { (x: Double) in String(format: "%.0f%%", x * 100) }
+        out += "- Times (\(noise.figures) figures, a median of \(NumberFormat.plain(noise.processesPerSide)) timing "
+        out += "process(es) a side): the mean log of each process's median, against a noise model fitted to this "
+        out += "comparison: spread between processes \(percent(noise.withinRun.squareRoot())), between runs "
+        out += "\(percent(noise.betweenRuns.squareRoot())) (standard deviations of the log). A time is called when its "
+        out += "simultaneous 95% interval (Bonferroni over the \(noise.figures) times: two runs of the same code list "
+        out += "a time in at most 1 comparison in 20) excludes 1 and it moved by at least 5%. Here a typical time "
+        out += "is called from a change of \(percent(noise.smallestCalled)), and 8 times in 10 from "
+        out += "\(percent(noise.calledMostly)); a smaller change reads as noise. Instruction counts, where counted, "
+        out += "see far smaller changes.\n"
         return out
     }
 
-    /// How `old` and `new` of one metric differ beyond noise, or `nil`.
-    static func change(_ benchmark: String, _ contender: String, old: MetricResult, new: MetricResult) -> Change? {
-        let a = old.summary.p50
-        let b = new.summary.p50
-        guard a.isFinite, b.isFinite else { return nil }
-        let ratio = a == 0 ? (b == 0 ? 1 : .infinity) : b / a
-        func made(_ interval: ClosedRange<Double>?, _ why: String) -> Change {
-            Change(
-                benchmark: benchmark, contender: contender, metric: new.metric, old: a, new: b, ratio: ratio,
-                interval: interval, why: why)
-        }
-        let defaults = Thresholds()
-        if new.metric.isExact { return a == b ? nil : made(nil, "exact") }
-        switch new.metric {
-        case .mallocs:
-            return abs(b - a) > defaults.mallocTolerance
-                ? made(nil, "beyond ±\(NumberFormat.plain(defaults.mallocTolerance))") : nil
-        case .instructions:
-            let factor = defaults.instructionTolerance
-            return a > 0 && (ratio > factor || ratio < 1 / factor)
-                ? made(nil, "beyond ×\(NumberFormat.plain(factor))") : nil
-        default:
-            guard new.metric.aggregation == .samples, let interval = interval(old: old, new: new),
-                interval.lowerBound > 1 || interval.upperBound < 1
-            else { return nil }
-            return made(interval, "")
-        }
+    /// `benchmark on contender` of each result of `a` that `b` lacks.
+    static func only(_ a: ResultSet, notIn b: ResultSet) -> [String] {
+        a.results.filter { b.result($0.benchmark, $0.contender) == nil }.map { "\($0.benchmark) on \($0.contender)" }
     }
 
-    /// The 95% interval of new ÷ old for a sampled metric: Welch's t interval on the logarithms of
-    /// the timing processes' medians when both sides have two or more, else the ratio of the
-    /// medians' own 95% intervals; `nil` without either.
-    static func interval(old: MetricResult, new: MetricResult) -> ClosedRange<Double>? {
-        func logMedians(_ m: MetricResult) -> [Double] {
-            (m.samplesByProcess ?? []).compactMap { samples in
-                guard !samples.isEmpty else { return nil }
-                let median = Percentiles.value(50, sorted: samples.sorted())
-                return median > 0 ? log(median) : nil
-            }
-        }
-        let a = logMedians(old)
-        let b = logMedians(new)
-        if a.count >= 2 && b.count >= 2 {
-            let mean = { (x: [Double]) in x.reduce(0, +) / Double(x.count) }
-            let va = RatioEstimate.variance(a) / Double(a.count)
-            let vb = RatioEstimate.variance(b) / Double(b.count)
-            let difference = mean(b) - mean(a)
-            guard va + vb > 0 else { return exp(difference)...exp(difference) }
-            // Welch-Satterthwaite degrees of freedom, rounded down.
-            let degrees = (va + vb) * (va + vb) / (va * va / Double(a.count - 1) + vb * vb / Double(b.count - 1))
-            let half = RatioEstimate.t975(degreesOfFreedom: max(1, Int(degrees))) * (va + vb).squareRoot()
-            return exp(difference - half)...exp(difference + half)
-        }
-        guard let oldLow = old.summary.ciLow, let oldHigh = old.summary.ciHigh, let newLow = new.summary.ciLow,
-            let newHigh = new.summary.ciHigh, oldLow > 0, oldHigh > 0, newLow <= newHigh
-        else { return nil }
-        return (newLow / oldHigh)...(newHigh / oldLow)
+    static func listed(_ names: [String]) -> String {
+        names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", and \(names.count - 10) more" : "")
+    }
+
+    static func row(_ benchmark: String, _ contender: String, old om: MetricResult, new nm: MetricResult) -> [String] {
+        let a = om.summary
+        let b = nm.summary
+        let overlap = a.samples > 1 && b.samples > 1 && a.p25 <= b.p75 && b.p25 <= a.p75
+        let value = value(nm.metric)
+        let delta = b.p50 - a.p50
+        let ratio = a.p50 == 0 ? (b.p50 == 0 ? "1.00" : "∞") : String(format: "%.2f", b.p50 / a.p50)
+        return [
+            benchmark, contender, nm.name, value(a.p50), value(b.p50), (delta > 0 ? "+" : "") + value(delta),
+            ratio + (overlap ? " (?)" : ""),
+        ]
     }
 
     static func value(_ metric: Metric) -> (Double) -> String {
