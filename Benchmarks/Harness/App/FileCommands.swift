@@ -41,11 +41,20 @@ extension Bench {
         console.out("saved \(path) (measured at commit \(set.metadata.gitCommit))\n")
     }
 
-    /// `bench compare A B`.
-    func compare(_ a: String, _ b: String) throws(BenchError) {
+    /// `bench compare A B`, judged with the gate's tolerances: the thresholds file of B's toolchain
+    /// where there is one (never written here), and what the suite's benchmarks declare of their
+    /// threads.
+    func compare(_ a: String, _ b: String, thresholdsFolder: String = "results/thresholds") throws(BenchError) {
         let old = try load(a, role: "results")
         let new = try load(b, role: "results")
-        console.out(Comparison.format(old: old, new: new, oldName: a, newName: b))
+        let path = Thresholds.path(in: thresholdsFolder, toolchain: new.metadata.toolchain)
+        var thresholds = Thresholds()
+        if FileManager.default.fileExists(atPath: path) {
+            do { thresholds = try Thresholds.loadOrCreate(path) } catch { throw BenchError(error) }
+        }
+        let runs = (try? Selection(full: true).plan(suite)) ?? []
+        console.out(
+            Comparison.format(old: old, new: new, oldName: a, newName: b, thresholds: thresholds.declaring(runs)))
     }
 
     /// A result set, or the reason it cannot be used (exit 5).

@@ -78,9 +78,12 @@ public enum Comparison {
         var size: Double { ratio > 0 && ratio.isFinite ? abs(log(ratio)) : .infinity }
     }
 
-    public static func format(old: ResultSet, new: ResultSet, oldName: String = "old", newName: String = "new")
-        -> String
-    {
+    /// The comparison of `old` and `new`, judged with `thresholds` (the gate's tolerances, with what
+    /// the suite's benchmarks declare of their threads: `Thresholds.declaring`).
+    public static func format(
+        old: ResultSet, new: ResultSet, oldName: String = "old", newName: String = "new",
+        thresholds: Thresholds = Thresholds()
+    ) -> String {
         var rows: [[String]] = []
         var changes: [Kind: [Change]] = [:]
         var compared: [Kind: Int] = [:]
@@ -109,7 +112,10 @@ public enum Comparison {
                 if kind == .times {
                     timeFigures.append(
                         (change, ChangeTest.Figure(old: ChangeTest.logMedians(om), new: ChangeTest.logMedians(nm))))
-                } else if let why = beyondRule(kind, nm.metric, old: a, new: b, benchmark: n.benchmark) {
+                } else if let why = beyondRule(
+                    kind, nm.metric, old: a, new: b, benchmark: n.benchmark, contender: n.contender,
+                    thresholds: thresholds)
+                {
                     var called = change
                     called.why = why
                     changes[kind, default: []].append(called)
@@ -151,7 +157,7 @@ public enum Comparison {
             if !onlyOld.isEmpty { out += "Only in old (\(onlyOld.count)): " + listed(onlyOld) + "\n" }
             if !onlyNew.isEmpty { out += "Only in new (\(onlyNew.count)): " + listed(onlyNew) + "\n" }
         }
-        out += "\n" + rules(noise)
+        out += "\n" + rules(noise, thresholds: thresholds)
         let all = MarkdownTable(
             header: ["benchmark", "contender", "metric", "old", "new", "delta", "ratio"], rows: rows,
             rightAligned: [3, 4, 5, 6]
@@ -207,22 +213,24 @@ public enum Comparison {
     }
 
     /// Why a figure of `kind` (not a time) changed, or `nil` within its rule.
-    static func beyondRule(_ kind: Kind, _ metric: Metric, old a: Double, new b: Double, benchmark: String)
-        -> String?
-    {
-        let defaults = Thresholds()
+    static func beyondRule(
+        _ kind: Kind, _ metric: Metric, old a: Double, new b: Double, benchmark: String, contender: String,
+        thresholds: Thresholds
+    ) -> String? {
         switch kind {
         case .counts:
+            // Counts that vary with thread timing by design are not held (as the gate does not).
+            if thresholds.countsAreNondeterministic(benchmark, contender: contender) { return nil }
             return a == b ? nil : "exact"
         case .allocations:
-            let tolerance = defaults.mallocTolerances[benchmark] ?? defaults.mallocTolerance
+            let tolerance = thresholds.mallocTolerance(for: benchmark, contender: contender)
             return abs(b - a) > tolerance ? "beyond ±\(NumberFormat.plain(tolerance))" : nil
         case .memory:
             let ratio = a > 0 ? b / a : (b > 0 ? .infinity : 1)
             return abs(b - a) > memoryBytes && (ratio > memoryFactor || ratio < 1 / memoryFactor)
                 ? "beyond ×\(NumberFormat.plain(memoryFactor)) and \(Int(memoryBytes)) B" : nil
         case .instructions:
-            let factor = defaults.instructionTolerances[benchmark] ?? defaults.instructionTolerance
+            let factor = thresholds.instructionTolerance(for: benchmark)
             let ratio = a > 0 ? b / a : 1
             return a > 0 && (ratio > factor || ratio < 1 / factor) ? "beyond ×\(NumberFormat.plain(factor))" : nil
         case .singleTimings:
@@ -251,13 +259,13 @@ public enum Comparison {
     }
 
     /// How each kind is called, with what this comparison's time figures could detect.
-    static func rules(_ noise: ChangeTest.Noise) -> String {
-        let defaults = Thresholds()
+    static func rules(_ noise: ChangeTest.Noise, thresholds: Thresholds) -> String {
         var out = "## How changes are called\n\n"
-        out += "- Counts and a workload's values: any difference. Mallocs: beyond ±"
-        out += "\(NumberFormat.plain(defaults.mallocTolerance)) per operation (the gate's default tolerance). Memory: "
+        out += "- Counts and a workload's values: any difference (but where a benchmark declares that its counts "
+        out += "vary with thread timing). Mallocs: beyond ±\(NumberFormat.plain(thresholds.mallocTolerance)) per "
+        out += "operation, or the benchmark's own tolerance (the gate's). Memory: "
         out += "beyond ×\(NumberFormat.plain(memoryFactor)) and \(Int(memoryBytes)) bytes. Instructions: beyond ×"
-        out += "\(NumberFormat.plain(defaults.instructionTolerance)). A timing value measured once per run "
+        out += "\(NumberFormat.plain(thresholds.instructionTolerance)). A timing value measured once per run "
         out += "(setup time, a latency's 99.9th percentile, the probe's time): beyond ×"
         out += "\(NumberFormat.plain(singleTimingFactor)); values delivered per write: beyond ±"
         out += "\(NumberFormat.plain(deliveredTolerance)).\n"

@@ -1,3 +1,4 @@
+import Harness
 import LockFreeObservation
 
 // Faults that `scripts/gate-selfcheck.sh` compiles into the build (`-Xswiftc -DBENCH_SELFCHECK_...`),
@@ -9,6 +10,9 @@ import LockFreeObservation
 //   copy; the library's sources have no such switch.
 // - BENCH_SELFCHECK_EXTRA_ALLOCATION: one allocation per evaluated scope.
 // - BENCH_SELFCHECK_EXTRA_NOTIFICATION: every notification of an evaluated scope delivered twice.
+// - BENCH_SELFCHECK_SLOW_BENCHMARK: one benchmark, `lockfree`'s `primitives/untracked-read`, does
+//   a fifth more of its own work per operation (20% slower in time and instructions; it notifies
+//   no one, so its counts stand): what `bench compare` of a default run must list.
 //
 // A build with any of them measures something other than the code you ship: `bench` says so
 // loudly, records them in the run's metadata (`faultInjections`), and `check` refuses such a run
@@ -26,8 +30,44 @@ public let faultInjections: [String] = {
     #if BENCH_SELFCHECK_EXTRA_NOTIFICATION
         names.append("BENCH_SELFCHECK_EXTRA_NOTIFICATION")
     #endif
+    #if BENCH_SELFCHECK_SLOW_BENCHMARK
+        names.append("BENCH_SELFCHECK_SLOW_BENCHMARK")
+    #endif
     return names
 }()
+
+/// `benchmarks` as this build measures them: with BENCH_SELFCHECK_SLOW_BENCHMARK, `lockfree`'s
+/// `primitives/untracked-read` does 6 operations' work for every 5 it is asked for.
+func withFaultInjections(_ benchmarks: [Benchmark]) -> [Benchmark] {
+    #if BENCH_SELFCHECK_SLOW_BENCHMARK
+        return benchmarks.map { benchmark in
+            guard benchmark.family == "primitives/untracked-read", benchmark.contender == LockFree.name else {
+                return benchmark
+            }
+            var slowed = benchmark
+            let make = benchmark.make
+            slowed.make = { parameters in _SlowedInstance(try make(parameters)) }
+            return slowed
+        }
+    #else
+        return benchmarks
+    #endif
+}
+
+#if BENCH_SELFCHECK_SLOW_BENCHMARK
+    /// An instance that does a fifth more of its own work per operation.
+    final class _SlowedInstance: BenchmarkInstance {
+        let inner: any BenchmarkInstance
+        init(_ inner: any BenchmarkInstance) { self.inner = inner }
+        func run(operations: Int) throws -> Int {
+            try inner.run(operations: operations) &+ inner.run(operations: operations / 5)
+        }
+        var counts: InvalidationCounts { inner.counts }
+        var extraMetrics: [String: Double] { inner.extraMetrics }
+        var measuredMetrics: [MeasuredMetric] { inner.measuredMetrics }
+        func enableVerification() { inner.enableVerification() }
+    }
+#endif
 
 #if BENCH_SELFCHECK_EXTRA_ALLOCATION
     /// The self-check's deliberate allocation per evaluated scope: a block allocated and freed, with
