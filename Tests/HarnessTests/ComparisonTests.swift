@@ -192,3 +192,34 @@ struct SplitMix {
     }
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
+
+/// Two default runs of the same commit, recorded on the 2-core development machine
+/// (`Recorded/`, their times only): what `compare` says of real noise.
+@Suite struct RecordedComparisonTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Recorded")
+
+    func recorded(_ name: String) throws -> ResultSet {
+        try JSONFormat.decode(try #require(read(Self.folder.appendingPathComponent(name).path)))
+    }
+
+    /// Nothing listed between the two runs (the rule allows a false call in 1 comparison in 20);
+    /// with one time of the second run slowed 20% in every process, that time alone is listed.
+    @Test func twoDefaultRunsOfTheSameCodeAndARealSlowdown() throws {
+        let a = try recorded("default-run-1.json")
+        var b = try recorded("default-run-2.json")
+        let same = Comparison.format(old: a, new: b)
+        #expect(same.contains("\n**Nothing changed** beyond noise or tolerance"), "\(same.prefix(3000))")
+        let slowed = "trees/kairo-deep"
+        let index = try #require(b.results.firstIndex { $0.benchmark == slowed && $0.contender == "lockfree" })
+        let m = try #require(b.results[index].metrics.firstIndex { $0.metric == .time })
+        var time = b.results[index].metrics[m]
+        time.processMedians = time.processMedians?.map { $0 * 1.2 }
+        time.summary = Summary(time.processMedians ?? [])
+        b.results[index].metrics[m] = time
+        let text = Comparison.format(old: a, new: b)
+        #expect(text.contains("**Changed**: 1 time ("), "\(text.prefix(3000))")
+        let table = text[text.range(of: "### Times")!.upperBound...]
+        let first = table.split(separator: "\n").first { $0.hasPrefix("| ") && !$0.hasPrefix("| benchmark") }
+        #expect(first?.hasPrefix("| \(slowed) | lockfree | time |") == true)
+    }
+}

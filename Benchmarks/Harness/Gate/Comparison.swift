@@ -18,7 +18,7 @@ public enum Comparison {
         /// Sampled times (`time`, `latency`): `ChangeTest`.
         case times
         /// One timing value per run (`setup-time`, `latency-p99.9`, `probe-time`,
-        /// `delivered-per-write`): beyond `singleTimingFactor`.
+        /// `delivered-per-write`): `ChangeTest`, one value a side.
         case singleTimings
 
         var title: String {
@@ -56,12 +56,6 @@ public enum Comparison {
     /// A memory figure changes when it moves by more than this factor and by more than `memoryBytes`.
     static let memoryFactor = 1.1
     static let memoryBytes = 64.0
-    /// A timing figure measured once per run changes beyond this factor (run-to-run spread of such
-    /// values on a shared 2-core machine reaches 1.3x; `delivered-per-write`, a ratio near 1, by
-    /// more than `deliveredTolerance`).
-    static let singleTimingFactor = 1.5
-    static let deliveredTolerance = 0.1
-
     /// One figure that changed: `ratio` is new / old, `interval` the simultaneous interval of a
     /// time (`nil` for the others, `why` then says the rule).
     struct Change {
@@ -88,6 +82,8 @@ public enum Comparison {
         var changes: [Kind: [Change]] = [:]
         var compared: [Kind: Int] = [:]
         var timeFigures: [(Change, ChangeTest.Figure)] = []
+        var singleFigures: [(Change, ChangeTest.Figure)] = []
+        var notJudged = 0
         var failures: [[String]] = []
         for n in new.results {
             guard let o = old.result(n.benchmark, n.contender) else { continue }
@@ -104,6 +100,15 @@ public enum Comparison {
                 let b = nm.summary.p50
                 guard a.isFinite, b.isFinite else { continue }
                 let kind = Kind.of(nm.metric)
+                // A benchmark that runs threads of its own (it declares so) has its times and memory
+                // set by how the scheduler places them on these 2 cores, and by the machine's load:
+                // a process whose threads share one core is thousands of times slower. Not judged.
+                if let timing = thresholds.declared["\(n.benchmark)@\(n.contender)"], timing.runsThreads,
+                    [.times, .singleTimings, .memory].contains(kind)
+                {
+                    notJudged += 1
+                    continue
+                }
                 compared[kind, default: 0] += 1
                 let ratio = a == 0 ? (b == 0 ? 1 : .infinity) : b / a
                 let change = Change(
@@ -112,6 +117,9 @@ public enum Comparison {
                 if kind == .times {
                     timeFigures.append(
                         (change, ChangeTest.Figure(old: ChangeTest.logMedians(om), new: ChangeTest.logMedians(nm))))
+                } else if kind == .singleTimings {
+                    let logs = { (x: Double) in x > 0 && x.isFinite ? [log(x)] : [] }
+                    singleFigures.append((change, ChangeTest.Figure(old: logs(a), new: logs(b))))
                 } else if let why = beyondRule(
                     kind, nm.metric, old: a, new: b, benchmark: n.benchmark, contender: n.contender,
                     thresholds: thresholds)
@@ -122,13 +130,17 @@ public enum Comparison {
                 }
             }
         }
-        let (verdicts, noise) = ChangeTest().evaluate(timeFigures.map(\.1))
-        for ((change, _), verdict) in zip(timeFigures, verdicts) {
-            guard let verdict, verdict.changed else { continue }
-            var called = change
-            called.ratio = verdict.ratio
-            called.interval = verdict.interval
-            changes[.times, default: []].append(called)
+        var noises: [Kind: ChangeTest.Noise] = [:]
+        for (kind, figures) in [(Kind.times, timeFigures), (.singleTimings, singleFigures)] {
+            let (verdicts, noise) = ChangeTest().evaluate(figures.map(\.1))
+            noises[kind] = noise
+            for ((change, _), verdict) in zip(figures, verdicts) {
+                guard let verdict, verdict.changed else { continue }
+                var called = change
+                called.ratio = verdict.ratio
+                called.interval = verdict.interval
+                changes[kind, default: []].append(called)
+            }
         }
         let onlyOld = only(old, notIn: new)
         let onlyNew = only(new, notIn: old)
@@ -157,7 +169,7 @@ public enum Comparison {
             if !onlyOld.isEmpty { out += "Only in old (\(onlyOld.count)): " + listed(onlyOld) + "\n" }
             if !onlyNew.isEmpty { out += "Only in new (\(onlyNew.count)): " + listed(onlyNew) + "\n" }
         }
-        out += "\n" + rules(noise, thresholds: thresholds)
+        out += "\n" + rules(noises, thresholds: thresholds, notJudged: notJudged)
         let all = MarkdownTable(
             header: ["benchmark", "contender", "metric", "old", "new", "delta", "ratio"], rows: rows,
             rightAligned: [3, 4, 5, 6]
@@ -233,14 +245,7 @@ public enum Comparison {
             let factor = thresholds.instructionTolerance(for: benchmark)
             let ratio = a > 0 ? b / a : 1
             return a > 0 && (ratio > factor || ratio < 1 / factor) ? "beyond ×\(NumberFormat.plain(factor))" : nil
-        case .singleTimings:
-            if metric == .deliveredPerWrite {
-                return abs(b - a) > deliveredTolerance ? "beyond ±\(NumberFormat.plain(deliveredTolerance))" : nil
-            }
-            let ratio = a > 0 ? b / a : 1
-            return a > 0 && (ratio > singleTimingFactor || ratio < 1 / singleTimingFactor)
-                ? "beyond ×\(NumberFormat.plain(singleTimingFactor))" : nil
-        case .times:
+        case .times, .singleTimings:
             return nil
         }
     }
@@ -259,28 +264,34 @@ public enum Comparison {
     }
 
     /// How each kind is called, with what this comparison's time figures could detect.
-    static func rules(_ noise: ChangeTest.Noise, thresholds: Thresholds) -> String {
+    static func rules(_ noises: [Kind: ChangeTest.Noise], thresholds: Thresholds, notJudged: Int) -> String {
         var out = "## How changes are called\n\n"
         out += "- Counts and a workload's values: any difference (but where a benchmark declares that its counts "
         out += "vary with thread timing). Mallocs: beyond ±\(NumberFormat.plain(thresholds.mallocTolerance)) per "
         out += "operation, or the benchmark's own tolerance (the gate's). Memory: "
         out += "beyond ×\(NumberFormat.plain(memoryFactor)) and \(Int(memoryBytes)) bytes. Instructions: beyond ×"
-        out += "\(NumberFormat.plain(thresholds.instructionTolerance)). A timing value measured once per run "
-        out += "(setup time, a latency's 99.9th percentile, the probe's time): beyond ×"
-        out += "\(NumberFormat.plain(singleTimingFactor)); values delivered per write: beyond ±"
-        out += "\(NumberFormat.plain(deliveredTolerance)).\n"
-        guard noise.figures > 0 else { return out + "- Times: none compared.\n" }
+        out += "\(NumberFormat.plain(thresholds.instructionTolerance)).\n"
         let percent = { (x: Double) in String(format: "%.0f%%", x * 100) }
-        out += "- Times (\(noise.figures) figures, a median of \(NumberFormat.plain(noise.processesPerSide)) timing "
-        out += "process(es) a side): the mean log of each process's median, against a noise model fitted to this "
-        out += "comparison: spread between processes \(percent(noise.withinRun.squareRoot())), between runs "
-        out += "\(percent(noise.betweenRuns.squareRoot())) (standard deviations of the log). A time is called when its "
-        out += "simultaneous 95% interval (Bonferroni over the \(noise.figures) times: two runs of the same code list "
-        out += "a time in at most 1 comparison in 20) excludes 1 and it moved by at least 5%. Here a typical time "
-        out += "is called from a change of \(percent(noise.smallestCalled)), and 8 times in 10 from "
-        out += "\(percent(noise.calledMostly)); a smaller change reads as noise. Instruction counts, where counted, "
-        out += "see far smaller changes.\n"
-        return out
+        for (kind, what) in [
+            (Kind.times, "Times"),
+            (.singleTimings, "Timing values measured once per run (setup time, a latency's 99.9th percentile, the probe's)"),
+        ] {
+            guard let noise = noises[kind], noise.figures > 0 else { continue }
+            out += "- \(what) (\(noise.figures) figures, a median of \(NumberFormat.plain(noise.processesPerSide)) "
+            out += "timing process(es) a side): the median log of each process's median, against a noise model "
+            out += "fitted to this comparison: spread between processes \(percent(noise.withinRun.squareRoot())), "
+            out += "between runs \(percent(noise.betweenRuns.squareRoot())) (standard deviations of the log). One is "
+            out += "called changed when its simultaneous 95% interval (Bonferroni over the \(noise.figures): two runs "
+            out += "of the same code list one in at most 1 comparison in 20) excludes 1 and it moved by at least 5%. "
+            out += "Here a typical one is called from a change of \(percent(noise.smallestCalled)), and 8 times in 10 "
+            out += "from \(percent(noise.calledMostly)); a smaller change reads as noise.\n"
+        }
+        if notJudged > 0 {
+            out += "- Not judged: \(notJudged) times and memory figures of benchmarks that run threads of their own "
+            out += "(they move with where the scheduler puts the threads and with the machine's load); listed "
+            out += "under Every figure.\n"
+        }
+        return out + "- Instruction counts, where counted, see far smaller changes than times.\n"
     }
 
     /// `benchmark on contender` of each result of `a` that `b` lacks.

@@ -6,15 +6,19 @@ import Foundation
 ///
 /// The unit of evidence is the process: each timing process gives one median, and samples inside a
 /// process (its heap layout, code placement, frequency state) are not independent. For a figure
-/// with `na` processes in the old run and `nb` in the new, `d` is the difference of the mean log
-/// medians (new ÷ old is `exp(d)`), and its variance is
+/// with `na` processes in the old run and `nb` in the new, `d` is the difference of the median log
+/// medians (new ÷ old is `exp(d)`; a process that stalled moves a median of 5 less than a mean),
+/// and its variance is
 ///
-///     v = τ² + s̃² (1/na + 1/nb)
+///     v = τ² + s̃² (c(na)/na + c(nb)/nb)
 ///
-/// - `s̃²`, the spread between processes of one run: the figure's own pooled variance of log
-///   medians (`na + nb - 2` degrees of freedom), moderated toward the comparison's pooled value
-///   with `priorDegrees` (Smyth's empirical Bayes, as `RatioEstimate` does): two processes a side
-///   cannot say alone how noisy a figure is.
+/// with `c(n)` the median's `π/2` from three processes on, 1 below.
+///
+/// - `s̃²`, the spread between processes of one run: the figure's own (1.4826 × the median
+///   absolute deviation of its log medians about each side's median, squared; `na + nb - 2`
+///   degrees of freedom), moderated toward the median of all figures' own with `priorDegrees`
+///   (Smyth's empirical Bayes, as `RatioEstimate` does): two processes a side cannot say alone how
+///   noisy a figure is.
 /// - `τ²`, the spread between runs that processes of one run share (the machine's state over the
 ///   minutes of a run): what is left of the figures' spread around no change once the processes'
 ///   share is taken out, estimated robustly (1.4826 × the median |d|, squared, less the median
@@ -87,20 +91,14 @@ public struct ChangeTest: Sendable {
     /// The verdict on each figure, in order, and the noise they were judged against.
     public func evaluate(_ figures: [Figure]) -> (verdicts: [Verdict?], noise: Noise) {
         let usable = figures.map { !$0.old.isEmpty && !$0.new.isEmpty }
-        var weighted = 0.0
-        var degrees = 0.0
-        for (figure, ok) in zip(figures, usable) where ok {
-            let df = Double(figure.old.count + figure.new.count - 2)
-            if df > 0 {
-                weighted += Self.sumOfSquares(figure.old) + Self.sumOfSquares(figure.new)
-                degrees += df
-            }
-        }
-        let pooled = degrees > 0 ? weighted / degrees : 0
+        // The pooled spread: the median of the figures' own (a few figures whose processes stalled
+        // must not set every figure's).
+        let pooled = Self.median(
+            zip(figures, usable).compactMap { figure, ok in ok ? Self.ownVariance(figure)?.variance : nil })
         var differences: [Double] = []
         var within: [Double] = []
         for (figure, ok) in zip(figures, usable) where ok {
-            differences.append(Self.mean(figure.new) - Self.mean(figure.old))
+            differences.append(Self.location(figure.new) - Self.location(figure.old))
             within.append(withinVariance(figure, pooled: pooled))
         }
         let spread = 1.4826 * Self.median(differences.map(abs))
@@ -114,7 +112,7 @@ public struct ChangeTest: Sendable {
         let threshold = Self.normalQuantile(1 - alpha / (2 * Double(m)))
         let verdicts = zip(figures, usable).map { figure, ok -> Verdict? in
             guard ok else { return nil }
-            let d = Self.mean(figure.new) - Self.mean(figure.old)
+            let d = Self.location(figure.new) - Self.location(figure.old)
             let half = threshold * (between + withinVariance(figure, pooled: pooled)).squareRoot()
             let changed = abs(d) > half && abs(exp(d) - 1) >= minimumEffect && abs(exp(-d) - 1) >= minimumEffect
             return Verdict(ratio: exp(d), interval: exp(d - half)...exp(d + half), changed: changed)
@@ -132,13 +130,35 @@ public struct ChangeTest: Sendable {
         return (verdicts, noise)
     }
 
-    /// `s̃² (1/na + 1/nb)`: the figure's own spread, moderated toward `pooled`.
-    func withinVariance(_ figure: Figure, pooled: Double) -> Double {
-        let df = Double(figure.old.count + figure.new.count - 2)
-        let own = df > 0 ? (Self.sumOfSquares(figure.old) + Self.sumOfSquares(figure.new)) / df : 0
-        let moderated = (df * own + priorDegrees * pooled) / (df + priorDegrees)
-        return moderated * (1 / Double(figure.old.count) + 1 / Double(figure.new.count))
+    /// The variance of `location(x)` for one process's worth of spread `variance`: the mean's
+    /// `1 / n`, the median's `π / 2n` from three values on.
+    static func varianceOfLocation(_ variance: Double, count n: Int) -> Double {
+        variance * (n >= 3 ? Double.pi / 2 : 1) / Double(n)
     }
+
+    /// `s̃²` spread over both sides' locations: the figure's own spread, moderated toward `pooled`.
+    func withinVariance(_ figure: Figure, pooled: Double) -> Double {
+        let own = Self.ownVariance(figure)
+        let df = own?.degrees ?? 0
+        let moderated = (df * (own?.variance ?? 0) + priorDegrees * pooled) / (df + priorDegrees)
+        return Self.varianceOfLocation(moderated, count: figure.old.count)
+            + Self.varianceOfLocation(moderated, count: figure.new.count)
+    }
+
+    /// The spread of one process's log median about its side's median, from both sides (1.4826 ×
+    /// the median absolute deviation, squared: a stalled process does not set it), and its degrees
+    /// of freedom; `nil` with a single value a side.
+    static func ownVariance(_ figure: Figure) -> (variance: Double, degrees: Double)? {
+        let degrees = Double(figure.old.count + figure.new.count - 2)
+        guard degrees > 0 else { return nil }
+        let deviations =
+            figure.old.map { abs($0 - location(figure.old)) } + figure.new.map { abs($0 - location(figure.new)) }
+        let scale = 1.4826 * median(deviations)
+        return (scale * scale, degrees)
+    }
+
+    /// Where a side's log medians lie: their median (the mean of two).
+    static func location(_ x: [Double]) -> Double { median(x) }
 
     static func mean(_ x: [Double]) -> Double { x.reduce(0, +) / Double(x.count) }
 
