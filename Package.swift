@@ -195,7 +195,8 @@ let package = Package(
                 "RegistrarTestSupport",
             ]),
         .testTarget(name: "ContendersTests", dependencies: ["Workloads"]),
-        .testTarget(name: "HarnessTests", dependencies: ["Harness"]),
+        // `Recorded/`: two real runs that `compare`'s tests read by path (not resources).
+        .testTarget(name: "HarnessTests", dependencies: ["Harness"], exclude: ["Recorded"]),
         .testTarget(name: "WorkloadsTests", dependencies: ["Workloads"]),
     ],
     swiftLanguageModes: [.v6]

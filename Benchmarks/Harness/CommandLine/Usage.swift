@@ -114,7 +114,7 @@ public enum Usage {
                 "USAGE: bench baseline save NAME [--input FILE] [--allow-dirty]\n\nKeeps what check reads of a results.json (default results/latest/results.json) as\nresults/baselines/NAME.json: one line per benchmark and contender, summaries only. Refuses results\nmeasured with uncommitted changes unless --allow-dirty.\n"
         case "compare":
             return
-                "USAGE: bench compare A B\n\nCompares two result sets: results folders (as run --output writes them), baseline names or\nJSON files. First what changed beyond noise, largest change first, each with the 95% interval\nof its ratio new / old that says so (a count or another exact figure: any change); then a\nMarkdown table of every metric both have: old, new, delta, ratio; \"(?)\" marks rows whose\np25..p75 ranges overlap.\n"
+                "USAGE: bench compare A B\n\nCompares two result sets: results folders (as run --output writes them), baseline names or\nJSON files. First where each comes from (interrupted, resumed, another machine) and what\nchanged; then each kind of figure by its own rule, largest change first: counts exactly,\nmallocs and memory within tolerances, instructions beyond the gate's factor, times by a noise\nmodel of the timing processes' medians (Bonferroni over the times, at least 5%); failures that\nappeared or disappeared, results on one side only; what this comparison could detect; then a\nMarkdown table of every figure both have. Documentation/RunningBenchmarks.md, \"Comparing two\nruns\", states the rule.\n"
         case "check": return check
         default: return overview
         }

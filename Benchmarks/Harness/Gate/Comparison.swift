@@ -18,7 +18,7 @@ public enum Comparison {
         /// Sampled times (`time`, `latency`): `ChangeTest`.
         case times
         /// One timing value per run (`setup-time`, `latency-p99.9`, `probe-time`,
-        /// `delivered-per-write`): `ChangeTest`, one value a side.
+        /// `delivered-per-write`): beyond `singleTimingFactor` (`deliveredTolerance`).
         case singleTimings
 
         var title: String {
@@ -56,6 +56,12 @@ public enum Comparison {
     /// A memory figure changes when it moves by more than this factor and by more than `memoryBytes`.
     static let memoryFactor = 1.1
     static let memoryBytes = 64.0
+    /// A timing value measured once per run (no process spread to judge it by) changes beyond this
+    /// factor: between two runs of the same code on a machine left alone, setup times moved by up
+    /// to 1.63x. `delivered-per-write`, a ratio near 1, beyond `deliveredTolerance`.
+    static let singleTimingFactor = 2.0
+    static let deliveredTolerance = 0.1
+
     /// One figure that changed: `ratio` is new / old, `interval` the simultaneous interval of a
     /// time (`nil` for the others, `why` then says the rule).
     struct Change {
@@ -82,7 +88,6 @@ public enum Comparison {
         var changes: [Kind: [Change]] = [:]
         var compared: [Kind: Int] = [:]
         var timeFigures: [(Change, ChangeTest.Figure)] = []
-        var singleFigures: [(Change, ChangeTest.Figure)] = []
         var notJudged = 0
         var failures: [[String]] = []
         for n in new.results {
@@ -117,9 +122,6 @@ public enum Comparison {
                 if kind == .times {
                     timeFigures.append(
                         (change, ChangeTest.Figure(old: ChangeTest.logMedians(om), new: ChangeTest.logMedians(nm))))
-                } else if kind == .singleTimings {
-                    let logs = { (x: Double) in x > 0 && x.isFinite ? [log(x)] : [] }
-                    singleFigures.append((change, ChangeTest.Figure(old: logs(a), new: logs(b))))
                 } else if let why = beyondRule(
                     kind, nm.metric, old: a, new: b, benchmark: n.benchmark, contender: n.contender,
                     thresholds: thresholds)
@@ -131,7 +133,7 @@ public enum Comparison {
             }
         }
         var noises: [Kind: ChangeTest.Noise] = [:]
-        for (kind, figures) in [(Kind.times, timeFigures), (.singleTimings, singleFigures)] {
+        for (kind, figures) in [(Kind.times, timeFigures)] {
             let (verdicts, noise) = ChangeTest().evaluate(figures.map(\.1))
             noises[kind] = noise
             for ((change, _), verdict) in zip(figures, verdicts) {
@@ -245,7 +247,14 @@ public enum Comparison {
             let factor = thresholds.instructionTolerance(for: benchmark)
             let ratio = a > 0 ? b / a : 1
             return a > 0 && (ratio > factor || ratio < 1 / factor) ? "beyond ×\(NumberFormat.plain(factor))" : nil
-        case .times, .singleTimings:
+        case .singleTimings:
+            if metric == .deliveredPerWrite {
+                return abs(b - a) > deliveredTolerance ? "beyond ±\(NumberFormat.plain(deliveredTolerance))" : nil
+            }
+            let ratio = a > 0 ? b / a : 1
+            return a > 0 && (ratio > singleTimingFactor || ratio < 1 / singleTimingFactor)
+                ? "beyond ×\(NumberFormat.plain(singleTimingFactor))" : nil
+        case .times:
             return nil
         }
     }
@@ -272,10 +281,11 @@ public enum Comparison {
         out += "beyond ×\(NumberFormat.plain(memoryFactor)) and \(Int(memoryBytes)) bytes. Instructions: beyond ×"
         out += "\(NumberFormat.plain(thresholds.instructionTolerance)).\n"
         let percent = { (x: Double) in String(format: "%.0f%%", x * 100) }
-        for (kind, what) in [
-            (Kind.times, "Times"),
-            (.singleTimings, "Timing values measured once per run (setup time, a latency's 99.9th percentile, the probe's)"),
-        ] {
+        out += "- A timing value measured once per run (setup time, a latency's 99.9th percentile, the probe's "
+        out +=
+            "time), which has no spread of its own to be judged by: beyond ×\(NumberFormat.plain(singleTimingFactor)); "
+        out += "values delivered per write: beyond ±\(NumberFormat.plain(deliveredTolerance)).\n"
+        for (kind, what) in [(Kind.times, "Times")] {
             guard let noise = noises[kind], noise.figures > 0 else { continue }
             out += "- \(what) (\(noise.figures) figures, a median of \(NumberFormat.plain(noise.processesPerSide)) "
             out += "timing process(es) a side): the median log of each process's median, against a noise model "

@@ -14,11 +14,11 @@ import Foundation
 ///
 /// with `c(n)` the median's `π/2` from three processes on, 1 below.
 ///
-/// - `s̃²`, the spread between processes of one run: the figure's own (1.4826 × the median
-///   absolute deviation of its log medians about each side's median, squared; `na + nb - 2`
-///   degrees of freedom), moderated toward the median of all figures' own with `priorDegrees`
-///   (Smyth's empirical Bayes, as `RatioEstimate` does): two processes a side cannot say alone how
-///   noisy a figure is.
+/// - `s̃²`, the spread between processes of one run: the figure's own (the pooled sample variance
+///   of its log medians, `na + nb - 2` degrees of freedom: a time whose processes fall into two
+///   modes must not read as steady), moderated toward the median of all figures' own with
+///   `priorDegrees` (Smyth's empirical Bayes, as `RatioEstimate` does): two processes a side
+///   cannot say alone how noisy a figure is.
 /// - `τ²`, the spread between runs that processes of one run share (the machine's state over the
 ///   minutes of a run): what is left of the figures' spread around no change once the processes'
 ///   share is taken out, estimated robustly (1.4826 × the median |d|, squared, less the median
@@ -145,16 +145,15 @@ public struct ChangeTest: Sendable {
             + Self.varianceOfLocation(moderated, count: figure.new.count)
     }
 
-    /// The spread of one process's log median about its side's median, from both sides (1.4826 ×
-    /// the median absolute deviation, squared: a stalled process does not set it), and its degrees
-    /// of freedom; `nil` with a single value a side.
+    /// The spread of one process's log median, from both sides: the pooled sample variance about
+    /// each side's mean, and its degrees of freedom; `nil` with a single value a side. Not a
+    /// robust spread: a time whose processes fall into two modes (a layout that is fast, one that
+    /// is slow) has most of its processes in one of them, and a median absolute deviation would
+    /// read it as steady while its median flips between runs.
     static func ownVariance(_ figure: Figure) -> (variance: Double, degrees: Double)? {
         let degrees = Double(figure.old.count + figure.new.count - 2)
         guard degrees > 0 else { return nil }
-        let deviations =
-            figure.old.map { abs($0 - location(figure.old)) } + figure.new.map { abs($0 - location(figure.new)) }
-        let scale = 1.4826 * median(deviations)
-        return (scale * scale, degrees)
+        return ((sumOfSquares(figure.old) + sumOfSquares(figure.new)) / degrees, degrees)
     }
 
     /// Where a side's log medians lie: their median (the mean of two).
