@@ -132,17 +132,13 @@ public enum Comparison {
                 }
             }
         }
-        var noises: [Kind: ChangeTest.Noise] = [:]
-        for (kind, figures) in [(Kind.times, timeFigures)] {
-            let (verdicts, noise) = ChangeTest().evaluate(figures.map(\.1))
-            noises[kind] = noise
-            for ((change, _), verdict) in zip(figures, verdicts) {
-                guard let verdict, verdict.changed else { continue }
-                var called = change
-                called.ratio = verdict.ratio
-                called.interval = verdict.interval
-                changes[kind, default: []].append(called)
-            }
+        let (verdicts, noise) = ChangeTest().evaluate(timeFigures.map(\.1))
+        for ((change, _), verdict) in zip(timeFigures, verdicts) {
+            guard let verdict, verdict.changed else { continue }
+            var called = change
+            called.ratio = verdict.ratio
+            called.interval = verdict.interval
+            changes[.times, default: []].append(called)
         }
         let onlyOld = only(old, notIn: new)
         let onlyNew = only(new, notIn: old)
@@ -171,7 +167,7 @@ public enum Comparison {
             if !onlyOld.isEmpty { out += "Only in old (\(onlyOld.count)): " + listed(onlyOld) + "\n" }
             if !onlyNew.isEmpty { out += "Only in new (\(onlyNew.count)): " + listed(onlyNew) + "\n" }
         }
-        out += "\n" + rules(noises, thresholds: thresholds, notJudged: notJudged)
+        out += "\n" + rules(noise, thresholds: thresholds, notJudged: notJudged)
         let all = MarkdownTable(
             header: ["benchmark", "contender", "metric", "old", "new", "delta", "ratio"], rows: rows,
             rightAligned: [3, 4, 5, 6]
@@ -273,7 +269,7 @@ public enum Comparison {
     }
 
     /// How each kind is called, with what this comparison's time figures could detect.
-    static func rules(_ noises: [Kind: ChangeTest.Noise], thresholds: Thresholds, notJudged: Int) -> String {
+    static func rules(_ noise: ChangeTest.Noise, thresholds: Thresholds, notJudged: Int) -> String {
         var out = "## How changes are called\n\n"
         out += "- Counts and a workload's values: any difference (but where a benchmark declares that its counts "
         out += "vary with thread timing). Mallocs: beyond ±\(NumberFormat.plain(thresholds.mallocTolerance)) per "
@@ -285,9 +281,8 @@ public enum Comparison {
         out +=
             "time), which has no spread of its own to be judged by: beyond ×\(NumberFormat.plain(singleTimingFactor)); "
         out += "values delivered per write: beyond ±\(NumberFormat.plain(deliveredTolerance)).\n"
-        for (kind, what) in [(Kind.times, "Times")] {
-            guard let noise = noises[kind], noise.figures > 0 else { continue }
-            out += "- \(what) (\(noise.figures) figures, a median of \(NumberFormat.plain(noise.processesPerSide)) "
+        if noise.figures > 0 {
+            out += "- Times (\(noise.figures) figures, a median of \(NumberFormat.plain(noise.processesPerSide)) "
             out += "timing process(es) a side): the median log of each process's median, against a noise model "
             out += "fitted to this comparison: spread between processes \(percent(noise.withinRun.squareRoot())), "
             out += "between runs \(percent(noise.betweenRuns.squareRoot())) (standard deviations of the log). One is "

@@ -90,41 +90,32 @@ public struct ChangeTest: Sendable {
 
     /// The verdict on each figure, in order, and the noise they were judged against.
     public func evaluate(_ figures: [Figure]) -> (verdicts: [Verdict?], noise: Noise) {
-        let usable = figures.map { !$0.old.isEmpty && !$0.new.isEmpty }
+        let usable = figures.filter { !$0.old.isEmpty && !$0.new.isEmpty }
         // The pooled spread: the median of the figures' own (a few figures whose processes stalled
         // must not set every figure's).
-        let pooled = Self.median(
-            zip(figures, usable).compactMap { figure, ok in ok ? Self.ownVariance(figure)?.variance : nil })
-        var differences: [Double] = []
-        var within: [Double] = []
-        for (figure, ok) in zip(figures, usable) where ok {
-            differences.append(Self.location(figure.new) - Self.location(figure.old))
-            within.append(withinVariance(figure, pooled: pooled))
-        }
+        let pooled = Self.median(usable.compactMap { Self.ownVariance($0)?.variance })
+        // Each usable figure's difference and process share, once.
+        let differences = usable.map { Self.location($0.new) - Self.location($0.old) }
+        let within = usable.map { withinVariance($0, pooled: pooled) }
         let spread = 1.4826 * Self.median(differences.map(abs))
         let estimated = max(0, spread * spread - Self.median(within))
         // Moderated toward this suite's measured spread between runs, as much as `priorFigures`
         // figures weigh: a comparison of a few figures cannot say alone how runs differ.
-        let n = Double(differences.count)
+        let n = Double(usable.count)
         let between =
             (n * estimated + priorFigures * priorBetweenRuns * priorBetweenRuns) / (n + priorFigures)
-        let m = max(1, differences.count)
-        let threshold = Self.normalQuantile(1 - alpha / (2 * Double(m)))
-        let verdicts = zip(figures, usable).map { figure, ok -> Verdict? in
-            guard ok else { return nil }
-            let d = Self.location(figure.new) - Self.location(figure.old)
-            let half = threshold * (between + withinVariance(figure, pooled: pooled)).squareRoot()
+        let threshold = Self.normalQuantile(1 - alpha / (2 * Double(max(1, usable.count))))
+        var judged = zip(differences, within).map { d, w -> Verdict in
+            let half = threshold * (between + w).squareRoot()
             let changed = abs(d) > half && abs(exp(d) - 1) >= minimumEffect && abs(exp(-d) - 1) >= minimumEffect
             return Verdict(ratio: exp(d), interval: exp(d - half)...exp(d + half), changed: changed)
-        }
+        }.makeIterator()
+        let verdicts = figures.map { !$0.old.isEmpty && !$0.new.isEmpty ? judged.next() : nil }
         let typical = (between + Self.median(within)).squareRoot()
-        let sides = Self.median(
-            figures.filter { !$0.old.isEmpty && !$0.new.isEmpty }.flatMap {
-                [Double($0.old.count), Double($0.new.count)]
-            })
+        let sides = Self.median(usable.flatMap { [Double($0.old.count), Double($0.new.count)] })
         let floor = log(1 + minimumEffect)
         let noise = Noise(
-            figures: differences.count, withinRun: pooled, betweenRuns: between, processesPerSide: sides,
+            figures: usable.count, withinRun: pooled, betweenRuns: between, processesPerSide: sides,
             threshold: threshold, smallestCalled: exp(max(floor, threshold * typical)) - 1,
             calledMostly: exp(max(floor, (threshold + 0.84) * typical)) - 1)
         return (verdicts, noise)
